@@ -1,0 +1,42 @@
+#pragma once
+/// \file
+/// `CpuBackend`: kernels for every primitive on host memory.
+///
+/// ```cpp
+/// #include <tenferro/cpu.hpp>
+/// tenferro::CpuBackend cpu;          // uses the current thread setting
+/// tenferro::set_num_threads(2);      // our kernels and BLAS, process-wide
+/// auto c = tenferro::matmul(a, b, cpu);
+/// ```
+/// Elementwise kernels walk any strides (coalescing axes that are
+/// contiguous for every operand), reductions split work so that no two
+/// threads write one output, `transpose` is the cache-blocked strided copy
+/// split across threads, and `dot_general` maps onto BLAS GEMM through
+/// leading dimensions and transpose flags without copying whenever the
+/// operands' axes are already grouped (Note [GEMM mapping] in
+/// src/cpu/dot_general.cpp).
+
+#include "tenferro/ops/backend.hpp"
+
+namespace tenferro {
+
+/// Sets the thread count of tenferro's CPU kernels and of the BLAS library
+/// (process-wide; both use one OpenMP pool). `n` >= 1.
+void set_num_threads(int n);
+/// The current thread count.
+int get_num_threads();
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend() = default;
+  /// Also sets the process-wide thread count (see `set_num_threads`).
+  explicit CpuBackend(int num_threads);
+
+  std::string_view name() const override { return "cpu"; }
+  Device device() const override { return Device::cpu(); }
+  std::shared_ptr<Storage> allocate_storage(std::size_t nbytes) override;
+  void execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> inputs,
+               const Tensor& output) override;
+};
+
+}  // namespace tenferro

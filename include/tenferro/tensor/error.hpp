@@ -1,0 +1,128 @@
+#pragma once
+/// \file
+/// Error types of tenferro.
+///
+/// Every public function reports bad input by throwing a subclass of
+/// `tenferro::Error`. The message always starts with the operation name and
+/// names the offending shapes, dtypes, devices or values:
+///
+/// ```cpp
+/// try {
+///   auto v = t.reshape({7});                  // t has 6 elements
+/// } catch (const tenferro::ShapeError& e) {
+///   // e.what(): "reshape: cannot view shape [2, 3] (6 elements) as [7] (7 elements)"
+/// }
+/// ```
+///
+/// A failed call leaves every tensor it was given unchanged.
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace tenferro {
+
+/// Broad class of an error, for programs that branch on it.
+enum class ErrorCode {
+  InvalidArgument,  ///< bad shapes, dtypes, attributes, strings
+  OutOfRange,       ///< indices, axes or slice bounds outside the tensor
+  Unimplemented,    ///< a valid request that this build cannot serve
+  BackendFailure,   ///< a library (BLAS, LAPACK, CUDA, ...) reported failure
+  Internal,         ///< a bug in tenferro
+};
+
+/// Base of all tenferro exceptions.
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+/// Shapes that do not fit together (broadcasting, reshape, contraction sizes).
+class ShapeError : public Error {
+ public:
+  explicit ShapeError(const std::string& m) : Error(ErrorCode::InvalidArgument, m) {}
+};
+
+/// A dtype the operation does not accept, or two dtypes that must agree.
+class DTypeError : public Error {
+ public:
+  explicit DTypeError(const std::string& m) : Error(ErrorCode::InvalidArgument, m) {}
+};
+
+/// Tensors on different devices, or a device the backend does not own.
+class DeviceError : public Error {
+ public:
+  explicit DeviceError(const std::string& m) : Error(ErrorCode::InvalidArgument, m) {}
+};
+
+/// Axes, indices or slice bounds outside the tensor.
+class IndexError : public Error {
+ public:
+  explicit IndexError(const std::string& m) : Error(ErrorCode::OutOfRange, m) {}
+};
+
+/// Any other invalid argument (bad attribute, malformed string, overflow).
+class ValueError : public Error {
+ public:
+  explicit ValueError(const std::string& m) : Error(ErrorCode::InvalidArgument, m) {}
+};
+
+/// A valid request that this build or backend does not implement.
+class UnimplementedError : public Error {
+ public:
+  explicit UnimplementedError(const std::string& m) : Error(ErrorCode::Unimplemented, m) {}
+};
+
+/// A library call (BLAS, LAPACK, CUDA, FFT provider) reported a failure.
+class BackendError : public Error {
+ public:
+  explicit BackendError(const std::string& m) : Error(ErrorCode::BackendFailure, m) {}
+};
+
+/// A violated internal invariant: a bug in tenferro, please report it.
+class InternalError : public Error {
+ public:
+  explicit InternalError(const std::string& m) : Error(ErrorCode::Internal, m) {}
+};
+
+namespace detail {
+
+/// Concatenates streamable values into a string (message building).
+template <class... Args>
+std::string str(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+
+[[noreturn]] void internal_assert_fail(const char* cond, const char* file, int line,
+                                       const std::string& msg);
+
+}  // namespace detail
+}  // namespace tenferro
+
+/// Throws `ErrorType(op + ": " + message)` unless `cond` holds.
+/// `TF_CHECK(n >= 0, ShapeError, "reshape", "negative size ", n);`
+#define TF_CHECK(cond, ErrorType, op, ...)                                           \
+  do {                                                                               \
+    if (!(cond)) [[unlikely]]                                                        \
+      throw ::tenferro::ErrorType(::tenferro::detail::str(op, ": ", __VA_ARGS__));  \
+  } while (0)
+
+/// Unconditionally throws `ErrorType(op + ": " + message)`.
+#define TF_THROW(ErrorType, op, ...) \
+  throw ::tenferro::ErrorType(::tenferro::detail::str(op, ": ", __VA_ARGS__))
+
+/// Internal invariant (a bug if it fails); always checked, throws InternalError.
+#define TF_INTERNAL_ASSERT(cond, ...)                                                    \
+  do {                                                                                   \
+    if (!(cond)) [[unlikely]]                                                            \
+      ::tenferro::detail::internal_assert_fail(#cond, __FILE__, __LINE__,                \
+                                               ::tenferro::detail::str("" __VA_OPT__(, ) __VA_ARGS__)); \
+  } while (0)

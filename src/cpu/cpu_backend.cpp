@@ -1,0 +1,83 @@
+// CpuBackend: storage, threads, and the kernel dispatch switch over OpKind.
+#include "tenferro/cpu/cpu_backend.hpp"
+
+#include <omp.h>
+
+#include "blas.hpp"
+#include "kernels.hpp"
+
+// A new row in ops.def must get a kernel here: no default case.
+#pragma GCC diagnostic error "-Wswitch-enum"
+
+namespace tenferro {
+
+void set_num_threads(int n) {
+  TF_CHECK(n >= 1, ValueError, "set_num_threads", "thread count must be >= 1, got ", n);
+  omp_set_num_threads(n);
+  if (cpu::blas::openblas_set_num_threads != nullptr) cpu::blas::openblas_set_num_threads(n);
+}
+
+int get_num_threads() { return omp_get_max_threads(); }
+
+CpuBackend::CpuBackend(int num_threads) { set_num_threads(num_threads); }
+
+std::shared_ptr<Storage> CpuBackend::allocate_storage(std::size_t nbytes) {
+  return Storage::allocate_host(nbytes);
+}
+
+void CpuBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> in,
+                         const Tensor& out) {
+  switch (kind) {
+    case OpKind::add:
+    case OpKind::subtract:
+    case OpKind::multiply:
+    case OpKind::negate:
+    case OpKind::conj:
+    case OpKind::divide:
+    case OpKind::abs:
+    case OpKind::sign:
+    case OpKind::maximum:
+    case OpKind::minimum:
+    case OpKind::compare:
+    case OpKind::select:
+    case OpKind::clamp:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sin:
+    case OpKind::cos:
+    case OpKind::tanh:
+    case OpKind::sqrt:
+    case OpKind::rsqrt:
+    case OpKind::power:
+    case OpKind::expm1:
+    case OpKind::log1p:
+    case OpKind::real:
+    case OpKind::imag:
+    case OpKind::complex:
+    case OpKind::convert:
+    case OpKind::is_finite:
+      return cpu::elementwise(kind, attrs, in, out);
+    case OpKind::reduce_sum:
+    case OpKind::reduce_prod:
+    case OpKind::reduce_max:
+    case OpKind::reduce_min:
+      return cpu::reduce(kind, std::get<AxesAttrs>(attrs).dimensions, in[0], out);
+    case OpKind::dot_general:
+      return cpu::dot_general(std::get<DotGeneralAttrs>(attrs), in[0], in[1], out);
+    case OpKind::transpose:
+    case OpKind::reshape:
+    case OpKind::broadcast_in_dim:
+    case OpKind::gather:
+    case OpKind::scatter:
+    case OpKind::slice:
+    case OpKind::dynamic_slice:
+    case OpKind::dynamic_update_slice:
+    case OpKind::pad:
+    case OpKind::concatenate:
+    case OpKind::reverse:
+      return cpu::structural(kind, attrs, in, out);
+  }
+  TF_INTERNAL_ASSERT(false, "CpuBackend::execute: unknown op");
+}
+
+}  // namespace tenferro

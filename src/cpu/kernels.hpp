@@ -1,0 +1,23 @@
+#pragma once
+// The CPU kernels, one function per kernel family (dispatched by CpuBackend::execute).
+#include <span>
+
+#include "tenferro/ops/attrs.hpp"
+#include "tenferro/ops/op.hpp"
+#include "tenferro/tensor/tensor.hpp"
+
+namespace tenferro::cpu {
+
+/// Unary, binary and ternary elementwise primitives.
+void elementwise(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out);
+/// reduce_sum / reduce_prod / reduce_max / reduce_min over `axes`.
+void reduce(OpKind kind, const DimVec& axes, const Tensor& in, const Tensor& out);
+/// dot_general through BLAS GEMM (or the small-matrix loop).
+void dot_general(const DotGeneralAttrs& attrs, const Tensor& lhs, const Tensor& rhs,
+                 const Tensor& out);
+/// Copies `src` into `dst` (same shape and dtype, any layouts), split across threads.
+void parallel_copy(const Tensor& dst, const Tensor& src);
+/// Structural primitives (transpose, reshape, broadcast_in_dim, slice, ...).
+void structural(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out);
+
+}  // namespace tenferro::cpu

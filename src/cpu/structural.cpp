@@ -1,0 +1,324 @@
+// Structural kernels: permutation copy, reshape, broadcast, slicing, padding,
+// concatenation, reversal, gather and scatter. Each one reduces to strided
+// copies (tenferro::detail::copy_strided) between views of the operands and
+// of the output, so any input or output layout is handled in one place.
+#include <algorithm>
+#include <vector>
+
+#include "kernels.hpp"
+#include "loops.hpp"
+#include "scalar_ops.hpp"
+#include "tenferro/ops/views.hpp"
+#include "tenferro/tensor/strided_copy.hpp"
+
+namespace tenferro::cpu {
+namespace {
+
+// A view of `t`'s storage with another layout (no bounds re-check needed by callers).
+Tensor restride(const Tensor& t, Shape shape, Strides strides, std::int64_t offset) {
+  return Tensor(t.storage(), t.dtype(), std::move(shape), std::move(strides), offset);
+}
+
+// Reads a 1-D integer tensor of start indices into host integers.
+DimVec read_indices(const Tensor& idx) {
+  DimVec out;
+  visit_dtype<kIntegerDTypes>(idx.dtype(), "indices", [&]<class I>() {
+    for (I v : idx.to_vec_col_major<I>()) out.push_back(static_cast<std::int64_t>(v));
+  });
+  return out;
+}
+
+std::int64_t clamp_start(std::int64_t s, std::int64_t n, std::int64_t size) {
+  return std::clamp<std::int64_t>(s, 0, std::max<std::int64_t>(n - size, 0));
+}
+
+// dst[i] += src[i] elementwise over one shape (scatter-add).
+void add_into(const Tensor& dst, const Tensor& src) {
+  visit_dtype<kNumericDTypes>(dst.dtype(), "scatter", [&]<class T>() {
+    Loop<2> loop(dst.shape(), {dst.strides().data(), src.strides().data()});
+    T* d = static_cast<T*>(dst.data_ptr());
+    const T* s = static_cast<const T*>(src.data_ptr());
+    loop.run(0, loop.numel, [&](const std::array<std::int64_t, 2>& off, std::int64_t n,
+                                const std::array<std::int64_t, 2>& st) {
+      for (std::int64_t i = 0; i < n; ++i)
+        d[off[0] + i * st[0]] = wrap_add(d[off[0] + i * st[0]], s[off[1] + i * st[1]]);
+    });
+  });
+}
+
+void pad(const PadAttrs& a, const Tensor& x, const Tensor& value, const Tensor& out) {
+  // Fill with the padding value, then copy the operand onto its positions.
+  parallel_copy(out, ops::broadcast_in_dim_view(value, {out.shape(), {}}));
+  Shape s;
+  Strides xs, os;
+  std::int64_t xoff = x.offset(), ooff = out.offset();
+  for (std::size_t i = 0; i < x.shape().size(); ++i) {
+    std::int64_t n = x.shape()[i], m = out.shape()[i], lo = a.edge_padding_low[i];
+    std::int64_t step = a.interior_padding[i] + 1;
+    // Operand index j lands at lo + j * step; keep those inside [0, m).
+    std::int64_t j0 = lo >= 0 ? 0 : (-lo + step - 1) / step;
+    std::int64_t j1 = m - 1 - lo < 0 ? -1 : std::min(n - 1, (m - 1 - lo) / step);
+    if (j1 < j0) return;
+    s.push_back(j1 - j0 + 1);
+    xs.push_back(x.strides()[i]);
+    os.push_back(out.strides()[i] * step);
+    xoff += j0 * x.strides()[i];
+    ooff += (lo + j0 * step) * out.strides()[i];
+  }
+  parallel_copy(restride(out, s, os, ooff), restride(x, s, xs, xoff));
+}
+
+void gather(const GatherAttrs& a, const Tensor& x, const Tensor& idx, const Tensor& out) {
+  const std::size_t r = x.shape().size();
+  const std::size_t ir = idx.shape().size();
+  const std::size_t ivd = static_cast<std::size_t>(a.index_vector_dim);
+  auto is_offset = [&](std::size_t d) {
+    return std::find(a.offset_dims.begin(), a.offset_dims.end(), std::int64_t(d)) != a.offset_dims.end();
+  };
+  auto collapsed = [&](std::size_t d) {
+    return std::find(a.collapsed_slice_dims.begin(), a.collapsed_slice_dims.end(), std::int64_t(d)) !=
+           a.collapsed_slice_dims.end();
+  };
+  // The slice block: operand axes that are not collapsed, in order, paired
+  // with the output offset axes.
+  Shape block;
+  Strides xblock, oblock;
+  {
+    std::size_t k = 0;
+    for (std::size_t d = 0; d < r; ++d) {
+      if (collapsed(d)) continue;
+      block.push_back(a.slice_sizes[d]);
+      xblock.push_back(x.strides()[d]);
+      oblock.push_back(out.strides()[static_cast<std::size_t>(a.offset_dims[k++])]);
+    }
+  }
+  // Batch axes: indices axes except index_vector_dim, paired with output batch axes.
+  Shape batch;
+  Strides ibatch, obatch;
+  {
+    std::size_t ib = 0;
+    for (std::size_t d = 0; d < out.shape().size(); ++d) {
+      if (is_offset(d)) continue;
+      if (ib == ivd) ++ib;
+      batch.push_back(idx.shape()[ib]);
+      ibatch.push_back(idx.strides()[ib]);
+      obatch.push_back(out.strides()[d]);
+      ++ib;
+    }
+  }
+  const std::int64_t nvec = ivd < ir ? idx.shape()[ivd] : 1;
+  const std::int64_t vstride = ivd < ir ? idx.strides()[ivd] : 0;
+  visit_dtype<kIntegerDTypes>(idx.dtype(), "gather", [&]<class I>() {
+    const I* ip = static_cast<const I*>(idx.data_ptr());
+    std::int64_t nb = shape_numel(batch);
+    DimVec bi(batch.size(), 0);
+    std::int64_t ioff = 0, ooff = 0;
+    for (std::int64_t b = 0; b < nb; ++b) {
+      std::int64_t xoff = x.offset();
+      for (std::int64_t k = 0; k < nvec; ++k) {
+        std::size_t d = static_cast<std::size_t>(a.start_index_map[static_cast<std::size_t>(k)]);
+        std::int64_t s = clamp_start(static_cast<std::int64_t>(ip[ioff + k * vstride]), x.shape()[d],
+                                     a.slice_sizes[d]);
+        xoff += s * x.strides()[d];
+      }
+      detail::copy_strided(static_cast<char*>(out.data_ptr()) + ooff * std::int64_t(dtype_size(out.dtype())),
+                           oblock,
+                           static_cast<const char*>(x.storage()->data()) +
+                               xoff * std::int64_t(dtype_size(x.dtype())),
+                           xblock, block, dtype_size(x.dtype()));
+      for (std::size_t k = 0; k < batch.size(); ++k) {
+        ioff += ibatch[k];
+        ooff += obatch[k];
+        if (++bi[k] < batch[k]) break;
+        ioff -= ibatch[k] * batch[k];
+        ooff -= obatch[k] * batch[k];
+        bi[k] = 0;
+      }
+    }
+  });
+}
+
+void scatter(const ScatterAttrs& a, const Tensor& x, const Tensor& idx, const Tensor& upd,
+             const Tensor& out) {
+  parallel_copy(out, x);
+  const std::size_t r = x.shape().size();
+  const std::size_t ir = idx.shape().size();
+  const std::size_t ivd = static_cast<std::size_t>(a.index_vector_dim);
+  auto is_window = [&](std::size_t d) {
+    return std::find(a.update_window_dims.begin(), a.update_window_dims.end(), std::int64_t(d)) !=
+           a.update_window_dims.end();
+  };
+  auto inserted = [&](std::size_t d) {
+    return std::find(a.inserted_window_dims.begin(), a.inserted_window_dims.end(), std::int64_t(d)) !=
+           a.inserted_window_dims.end();
+  };
+  // Window: update window axes paired with the operand axes that are not inserted.
+  Shape window;
+  Strides uwin, owin;
+  std::vector<std::size_t> win_operand_axis;
+  {
+    std::size_t od = 0;
+    for (std::size_t d = 0; d < upd.shape().size(); ++d) {
+      if (!is_window(d)) continue;
+      while (inserted(od)) ++od;
+      window.push_back(upd.shape()[d]);
+      uwin.push_back(upd.strides()[d]);
+      owin.push_back(out.strides()[od]);
+      win_operand_axis.push_back(od);
+      ++od;
+    }
+  }
+  Shape batch;
+  Strides ibatch, ubatch;
+  {
+    std::size_t ib = 0;
+    for (std::size_t d = 0; d < upd.shape().size(); ++d) {
+      if (is_window(d)) continue;
+      if (ib == ivd) ++ib;
+      batch.push_back(idx.shape()[ib]);
+      ibatch.push_back(idx.strides()[ib]);
+      ubatch.push_back(upd.strides()[d]);
+      ++ib;
+    }
+  }
+  const std::int64_t nvec = ivd < ir ? idx.shape()[ivd] : 1;
+  const std::int64_t vstride = ivd < ir ? idx.strides()[ivd] : 0;
+  visit_dtype<kIntegerDTypes>(idx.dtype(), "scatter", [&]<class I>() {
+    const I* ip = static_cast<const I*>(idx.data_ptr());
+    std::int64_t nb = shape_numel(batch);
+    DimVec bi(batch.size(), 0);
+    std::int64_t ioff = 0, uoff = upd.offset();
+    DimVec start(r, 0);
+    for (std::int64_t b = 0; b < nb; ++b) {
+      std::fill(start.begin(), start.end(), 0);
+      for (std::int64_t k = 0; k < nvec; ++k)
+        start[static_cast<std::size_t>(a.scatter_dims_to_operand_dims[static_cast<std::size_t>(k)])] =
+            static_cast<std::int64_t>(ip[ioff + k * vstride]);
+      // Skip windows that leave the operand (XLA's out-of-bounds rule).
+      bool inside = true;
+      std::int64_t ooff = out.offset();
+      for (std::size_t d = 0; d < r; ++d) {
+        std::int64_t extent = 1;
+        for (std::size_t w = 0; w < window.size(); ++w)
+          if (win_operand_axis[w] == d) extent = window[w];
+        inside = inside && start[d] >= 0 && start[d] + extent <= x.shape()[d];
+        ooff += start[d] * out.strides()[d];
+      }
+      if (inside && shape_numel(window) > 0) {
+        Tensor dst = restride(out, window, owin, ooff);
+        Tensor src = restride(upd, window, uwin, uoff);
+        if (a.mode == ScatterMode::add) add_into(dst, src);
+        else detail::copy_strided(dst.data_ptr(), owin, src.data_ptr(), uwin, window, dtype_size(upd.dtype()));
+      }
+      for (std::size_t k = 0; k < batch.size(); ++k) {
+        ioff += ibatch[k];
+        uoff += ubatch[k];
+        if (++bi[k] < batch[k]) break;
+        ioff -= ibatch[k] * batch[k];
+        uoff -= ubatch[k] * batch[k];
+        bi[k] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void parallel_copy(const Tensor& dst, const Tensor& src) {
+  const Shape& shape = dst.shape();
+  std::int64_t n = dst.numel();
+  if (n == 0) return;
+  const std::size_t es = dtype_size(dst.dtype());
+  int nt = max_threads();
+  // Split the axis that is outermost in the destination, if it is long enough.
+  int axis = -1;
+  if (nt > 1 && n * static_cast<std::int64_t>(es) >= kParallelGrain * 8 && !omp_in_parallel()) {
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] >= nt &&
+          (axis < 0 || std::llabs(dst.strides()[i]) > std::llabs(dst.strides()[static_cast<std::size_t>(axis)])))
+        axis = static_cast<int>(i);
+  }
+  if (axis < 0) {
+    detail::copy_strided(dst.data_ptr(), dst.strides(), src.data_ptr(), src.strides(), shape, es);
+    return;
+  }
+  const std::size_t ax = static_cast<std::size_t>(axis);
+  const std::int64_t len = shape[ax];
+#pragma omp parallel num_threads(nt)
+  {
+    std::int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+    std::int64_t b = len * t / T, e = len * (t + 1) / T;
+    if (b < e) {
+      Shape sub = shape;
+      sub[ax] = e - b;
+      detail::copy_strided(static_cast<char*>(dst.data_ptr()) + b * dst.strides()[ax] * std::int64_t(es),
+                           dst.strides(),
+                           static_cast<const char*>(src.data_ptr()) + b * src.strides()[ax] * std::int64_t(es),
+                           src.strides(), sub, es);
+    }
+  }
+}
+
+void structural(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+  const Tensor& x = in[0];
+  switch (kind) {
+    case OpKind::transpose:
+      return parallel_copy(out, x.permute(std::get<PermutationAttrs>(attrs).permutation));
+    case OpKind::reshape: {
+      // Column-major element order: view the output with the operand's shape.
+      TF_INTERNAL_ASSERT(out.is_contiguous(), "reshape output must be column-major");
+      return parallel_copy(restride(out, x.shape(), col_major_strides(x.shape()), out.offset()), x);
+    }
+    case OpKind::broadcast_in_dim:
+      return parallel_copy(out, ops::broadcast_in_dim_view(x, std::get<BroadcastInDimAttrs>(attrs)));
+    case OpKind::slice:
+      return parallel_copy(out, ops::slice_view(x, std::get<SliceAttrs>(attrs)));
+    case OpKind::reverse:
+      return parallel_copy(out, x.flip(std::get<AxesAttrs>(attrs).dimensions));
+    case OpKind::dynamic_slice: {
+      const auto& a = std::get<DynamicSliceAttrs>(attrs);
+      DimVec starts = read_indices(in[1]);
+      SliceAttrs s;
+      for (std::size_t i = 0; i < starts.size(); ++i) {
+        std::int64_t b = clamp_start(starts[i], x.shape()[i], a.slice_sizes[i]);
+        s.start_indices.push_back(b);
+        s.limit_indices.push_back(b + a.slice_sizes[i]);
+        s.strides.push_back(1);
+      }
+      return parallel_copy(out, ops::slice_view(x, s));
+    }
+    case OpKind::dynamic_update_slice: {
+      const Tensor& upd = in[1];
+      DimVec starts = read_indices(in[2]);
+      parallel_copy(out, x);
+      SliceAttrs s;
+      for (std::size_t i = 0; i < starts.size(); ++i) {
+        std::int64_t b = clamp_start(starts[i], x.shape()[i], upd.shape()[i]);
+        s.start_indices.push_back(b);
+        s.limit_indices.push_back(b + upd.shape()[i]);
+        s.strides.push_back(1);
+      }
+      return parallel_copy(ops::slice_view(out, s), upd);
+    }
+    case OpKind::pad:
+      return pad(std::get<PadAttrs>(attrs), x, in[1], out);
+    case OpKind::concatenate: {
+      std::size_t dim = static_cast<std::size_t>(std::get<ConcatenateAttrs>(attrs).dimension);
+      std::int64_t at = 0;
+      for (const Tensor& t : in) {
+        std::int64_t n = t.shape()[dim];
+        if (n > 0 && t.numel() > 0) parallel_copy(out.slice(static_cast<std::int64_t>(dim), at, at + n), t);
+        at += n;
+      }
+      return;
+    }
+    case OpKind::gather:
+      return gather(std::get<GatherAttrs>(attrs), x, in[1], out);
+    case OpKind::scatter:
+      return scatter(std::get<ScatterAttrs>(attrs), x, in[1], in[2], out);
+    default:
+      TF_INTERNAL_ASSERT(false, "structural: ", op_name(kind), " is not structural");
+  }
+}
+
+}  // namespace tenferro::cpu

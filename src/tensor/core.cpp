@@ -1,0 +1,212 @@
+// Small pieces of the tensor module: errors, dtypes, devices, shapes, storage.
+#include <cstdlib>
+#include <new>
+#include <ostream>
+
+#include "tenferro/tensor/device.hpp"
+#include "tenferro/tensor/dtype.hpp"
+#include "tenferro/tensor/error.hpp"
+#include "tenferro/tensor/scalar.hpp"
+#include "tenferro/tensor/shape.hpp"
+#include "tenferro/tensor/storage.hpp"
+
+namespace tenferro {
+
+namespace detail {
+void internal_assert_fail(const char* cond, const char* file, int line, const std::string& msg) {
+  throw InternalError(str("internal error (a bug in tenferro): ", cond, " failed at ", file, ":",
+                          line, msg.empty() ? "" : ": ", msg));
+}
+}  // namespace detail
+
+std::ostream& operator<<(std::ostream& os, DType d) { return os << dtype_name(d); }
+
+std::ostream& operator<<(std::ostream& os, DTypeSet s) {
+  os << "{";
+  bool first = true;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DType d = static_cast<DType>(i);
+    if (!s.contains(d)) continue;
+    os << (first ? "" : ", ") << d;
+    first = false;
+  }
+  return os << "}";
+}
+
+std::ostream& operator<<(std::ostream& os, Device d) {
+  if (d.kind == DeviceKind::cpu) return os << "cpu";
+  return os << "cuda:" << d.index;
+}
+
+std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  switch (s.dtype()) {
+    case DType::bool_:
+      return os << (s.to<bool>() ? "true" : "false");
+    case DType::i32:
+    case DType::i64:
+      return os << s.to<std::int64_t>();
+    case DType::c64:
+    case DType::c128: {
+      auto z = s.to<std::complex<double>>();
+      return os << z.real() << (z.imag() < 0 ? "-" : "+") << std::abs(z.imag()) << "i";
+    }
+    default:
+      return os << s.to<double>();
+  }
+}
+
+std::ostream& operator<<(std::ostream& os, const SmallVec<std::int64_t>& v) {
+  os << "[";
+  for (std::size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  return os << "]";
+}
+
+std::int64_t shape_numel(std::span<const std::int64_t> shape, const char* op) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    TF_CHECK(d >= 0, ValueError, op, "negative extent ", d, " in shape ", Shape(shape));
+    TF_CHECK(!__builtin_mul_overflow(n, d, &n), ValueError, op, "shape ", Shape(shape),
+             " has more elements than fit in int64");
+  }
+  return n;
+}
+
+Strides col_major_strides(std::span<const std::int64_t> shape) {
+  Strides s(shape.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    s[i] = acc;
+    acc *= shape[i] > 0 ? shape[i] : 1;
+  }
+  return s;
+}
+
+Strides row_major_strides(std::span<const std::int64_t> shape) {
+  Strides s(shape.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= shape[i] > 0 ? shape[i] : 1;
+  }
+  return s;
+}
+
+std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank, const char* op) {
+  TF_CHECK(axis >= -rank && axis < rank, IndexError, op, "axis ", axis,
+           " is out of range for a tensor of rank ", rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+void check_permutation(std::span<const std::int64_t> perm, std::int64_t rank, const char* op) {
+  TF_CHECK(static_cast<std::int64_t>(perm.size()) == rank, ValueError, op, "permutation ",
+           DimVec(perm), " has ", perm.size(), " entries for a tensor of rank ", rank);
+  std::uint64_t seen_small = 0;
+  std::vector<bool> seen_large;
+  for (std::int64_t p : perm) {
+    TF_CHECK(p >= 0 && p < rank, IndexError, op, "permutation ", DimVec(perm),
+             " has entry ", p, " outside [0, ", rank, ")");
+    bool dup;
+    if (rank <= 64) {
+      dup = (seen_small >> p) & 1u;
+      seen_small |= std::uint64_t{1} << p;
+    } else {
+      if (seen_large.empty()) seen_large.resize(static_cast<std::size_t>(rank));
+      dup = seen_large[static_cast<std::size_t>(p)];
+      seen_large[static_cast<std::size_t>(p)] = true;
+    }
+    TF_CHECK(!dup, ValueError, op, "permutation ", DimVec(perm), " repeats axis ", p);
+  }
+}
+
+namespace detail {
+
+std::optional<Strides> reshape_view_strides(const Shape& shape, const Strides& strides,
+                                            const Shape& target) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  bool contiguous = true;
+  std::int64_t expected = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] != 1 && strides[i] != expected) contiguous = false;
+    expected *= shape[i];
+  }
+  if (n == 0 || contiguous) return col_major_strides(target);
+  // Drop extent-1 axes, then match groups of old axes with groups of new
+  // axes of equal element count (column-major order); each group of old
+  // axes must be contiguous in memory for the group to be re-split.
+  Shape os;
+  Strides ost;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1) {
+      os.push_back(shape[i]);
+      ost.push_back(strides[i]);
+    }
+  Strides nst(target.size(), 0);
+  std::size_t i = 0, j = 0;
+  while (i < os.size()) {
+    while (j < target.size() && target[j] == 1) ++j;
+    if (j == target.size()) return std::nullopt;
+    std::size_t i1 = i + 1, j1 = j + 1;
+    std::int64_t po = os[i], pn = target[j];
+    while (po != pn) {
+      if (pn < po) {
+        if (j1 == target.size()) return std::nullopt;
+        pn *= target[j1++];
+      } else {
+        if (i1 == os.size()) return std::nullopt;
+        po *= os[i1++];
+      }
+    }
+    for (std::size_t k = i; k + 1 < i1; ++k)
+      if (ost[k + 1] != ost[k] * os[k]) return std::nullopt;
+    std::int64_t stride = ost[i];
+    for (std::size_t k = j; k < j1; ++k) {
+      nst[k] = stride;
+      stride *= target[k];
+    }
+    i = i1;
+    j = j1;
+  }
+  // Axes of extent 1 take the stride their position would have.
+  for (std::size_t k = 0; k < target.size(); ++k)
+    if (target[k] == 1) nst[k] = k > 0 ? nst[k - 1] * target[k - 1] : 1;
+  return nst;
+}
+
+}  // namespace detail
+
+// ---- Storage ----------------------------------------------------------------
+
+Storage::Storage(void* data, std::size_t nbytes, Device device, Deleter deleter, void* context,
+                 std::shared_ptr<void> keep_alive)
+    : data_(data),
+      nbytes_(nbytes),
+      device_(device),
+      deleter_(deleter),
+      context_(context),
+      keep_alive_(std::move(keep_alive)) {}
+
+Storage::~Storage() {
+  if (deleter_ != nullptr && data_ != nullptr) deleter_(data_, nbytes_, context_);
+}
+
+namespace {
+constexpr std::size_t kHostAlignment = 64;
+void free_host(void* data, std::size_t, void*) {
+  ::operator delete(data, std::align_val_t{kHostAlignment});
+}
+}  // namespace
+
+std::shared_ptr<Storage> Storage::allocate_host(std::size_t nbytes) {
+  void* p = nullptr;
+  if (nbytes > 0) {
+    try {
+      p = ::operator new(nbytes, std::align_val_t{kHostAlignment});
+    } catch (const std::bad_alloc&) {
+      TF_THROW(BackendError, "allocate", "cannot allocate ", nbytes, " bytes of host memory");
+    }
+  }
+  return std::make_shared<Storage>(p, nbytes, Device::cpu(), &free_host, nullptr);
+}
+
+}  // namespace tenferro
