@@ -174,12 +174,18 @@ void run_typed(Operands& o, const Tensor& out) {
     Group K = merge(x.rhs, x.rc);
     return use_blas ? blas_layout(K, N).has_value() : (K.regular && N.regular);
   };
-  Operands by_rhs = o;
-  sort_pairs(o.lc, o.rc, o.lhs);
-  sort_pairs(by_rhs.rc, by_rhs.lc, by_rhs.rhs);
-  int score_l = int(lhs_ok(o)) + int(rhs_ok(o));
-  int score_r = int(lhs_ok(by_rhs)) + int(rhs_ok(by_rhs));
-  if (score_r > score_l) o = by_rhs;
+  if (o.lc.size() > 1) {
+    DimVec lc = o.lc, rc = o.rc;
+    sort_pairs(o.lc, o.rc, o.lhs);
+    int score_l = int(lhs_ok(o)) + int(rhs_ok(o));
+    if (score_l < 2) {
+      Operands by_rhs = o;
+      by_rhs.lc = lc;
+      by_rhs.rc = rc;
+      sort_pairs(by_rhs.rc, by_rhs.lc, by_rhs.rhs);
+      if (int(lhs_ok(by_rhs)) + int(rhs_ok(by_rhs)) > score_l) o = by_rhs;
+    }
+  }
   if (!lhs_ok(o)) {
     o.lhs = canonicalize(o.lhs, o.lf, o.lc, o.lb);
     M = merge(o.lhs, o.lf);

@@ -27,25 +27,132 @@ void copy_1d(E* dst, const E* src, const Axis& a) {
   for (std::int64_t i = 0; i < a.n; ++i) dst[i * a.ds] = src[i * a.ss];
 }
 
-// Tiled 2-D copy over axes (a, b): `a` is fastest in the destination, `b` in
-// the source. Tiles keep both the written and the read cache lines in L1.
+// Blocked copy (Note [Strided copy]). The leaf block is the product of a
+// destination group (the destination's fastest axes, about one cache line of
+// elements) and a source group (the source's fastest remaining axes, about
+// one line), so each leaf reads whole source lines and writes whole
+// destination lines, and touches at most a line's worth of lines of one cache
+// set on either side (taller tiles thrash 8-way caches when strides are
+// powers of two). An axis that is too long for a group is cut into blocks.
+// Leaves are visited in destination order, so the destination is written as
+// a few sequential streams and each source line is read once.
+struct LeafAxis {
+  std::int64_t n, ds, ss;  // full extent and strides
+  std::int64_t block;      // leaf extent (n when the whole axis is in the leaf)
+};
+
 template <class E>
-void copy_2d_tiled(E* dst, const E* src, const Axis& a, const Axis& b) {
-  constexpr std::int64_t kTile = sizeof(E) >= 16 ? 16 : sizeof(E) >= 8 ? 32 : 64;
-  for (std::int64_t b0 = 0; b0 < b.n; b0 += kTile) {
-    std::int64_t b1 = std::min(b.n, b0 + kTile);
-    for (std::int64_t a0 = 0; a0 < a.n; a0 += kTile) {
-      std::int64_t a1 = std::min(a.n, a0 + kTile);
-      for (std::int64_t j = b0; j < b1; ++j) {
-        E* d = dst + j * b.ds;
-        const E* s = src + j * b.ss;
-        if (a.ds == 1) {
-          for (std::int64_t i = a0; i < a1; ++i) d[i] = s[i * a.ss];
-        } else {
-          for (std::int64_t i = a0; i < a1; ++i) d[i * a.ds] = s[i * a.ss];
-        }
+void copy_leaf(E* dst, const E* src, const LeafAxis* leaf, const std::int64_t* len, int nl) {
+  if (nl == 2) {  // the common 2-D tile: destination-fastest axis inner
+    const LeafAxis& a = leaf[0];
+    const LeafAxis& b = leaf[1];
+    for (std::int64_t j = 0; j < len[1]; ++j) {
+      E* d = dst + j * b.ds;
+      const E* s = src + j * b.ss;
+      if (a.ds == 1) {
+        for (std::int64_t i = 0; i < len[0]; ++i) d[i] = s[i * a.ss];
+      } else {
+        for (std::int64_t i = 0; i < len[0]; ++i) d[i * a.ds] = s[i * a.ss];
       }
     }
+    return;
+  }
+  std::int64_t idx[64] = {0};
+  E* d = dst;
+  const E* s = src;
+  while (true) {
+    for (std::int64_t i = 0; i < len[0]; ++i) d[i * leaf[0].ds] = s[i * leaf[0].ss];
+    int k = 1;
+    for (; k < nl; ++k) {
+      d += leaf[k].ds;
+      s += leaf[k].ss;
+      if (++idx[k] < len[k]) break;
+      d -= leaf[k].ds * len[k];
+      s -= leaf[k].ss * len[k];
+      idx[k] = 0;
+    }
+    if (k == nl) return;
+  }
+}
+
+template <class E>
+void copy_blocked(E* dst, const E* src, const Axis* axes, int rank) {
+  constexpr std::int64_t kLine = 64 / static_cast<std::int64_t>(sizeof(E));
+  constexpr std::int64_t kTile = kLine < 4 ? 4 : kLine > 16 ? 16 : kLine;
+  // Choose the leaf: block[i] > 0 marks axis i (in destination order) as in the leaf.
+  std::int64_t block[64] = {0};
+  auto take_group = [&](const int* order) {
+    std::int64_t p = 1;
+    for (int j = 0; j < rank && p < kTile; ++j) {
+      int i = order[j];
+      if (block[i] > 0) continue;
+      std::int64_t n = axes[i].n;
+      if (p * n <= 2 * kTile) {
+        block[i] = n;
+        p *= n;
+      } else {
+        block[i] = (kTile + p - 1) / p;
+        p *= block[i];
+      }
+    }
+  };
+  int by_dst[64], by_src[64];
+  for (int i = 0; i < rank; ++i) by_dst[i] = by_src[i] = i;
+  std::stable_sort(by_src, by_src + rank, [&](int x, int y) { return std::llabs(axes[x].ss) < std::llabs(axes[y].ss); });
+  take_group(by_dst);
+  take_group(by_src);
+  LeafAxis leaf[64];
+  int leaf_axis[64];
+  int nl = 0;
+  for (int i = 0; i < rank; ++i)
+    if (block[i] > 0) {
+      leaf_axis[nl] = i;
+      leaf[nl++] = {axes[i].n, axes[i].ds, axes[i].ss, block[i]};
+    }
+  // Outer loops in destination order: whole axes outside the leaf, and the
+  // block loops of leaf axes that were cut.
+  struct Outer {
+    std::int64_t count, ds, ss;
+    int leaf;  // index into `leaf` for block loops, -1 for whole axes
+  };
+  Outer outer[64];
+  int no = 0;
+  for (int i = 0, l = 0; i < rank; ++i) {
+    if (block[i] == 0) {
+      outer[no++] = {axes[i].n, axes[i].ds, axes[i].ss, -1};
+    } else {
+      if (block[i] < axes[i].n)
+        outer[no++] = {(axes[i].n + block[i] - 1) / block[i], axes[i].ds * block[i], axes[i].ss * block[i], l};
+      ++l;
+    }
+  }
+  (void)leaf_axis;
+  std::int64_t len[64];
+  for (int l = 0; l < nl; ++l) len[l] = leaf[l].block;
+  std::int64_t idx[64] = {0};
+  E* d = dst;
+  const E* s = src;
+  while (true) {
+    copy_leaf(d, s, leaf, len, nl);
+    int k = 0;
+    for (; k < no; ++k) {
+      Outer& o = outer[k];
+      d += o.ds;
+      s += o.ss;
+      ++idx[k];
+      if (idx[k] < o.count) {
+        if (o.leaf >= 0 && idx[k] == o.count - 1) {
+          const LeafAxis& la = leaf[o.leaf];
+          len[o.leaf] = la.n - idx[k] * la.block;  // the last, partial block
+        }
+        break;
+      }
+      d -= o.ds * o.count;
+      s -= o.ss * o.count;
+      idx[k] = 0;
+      if (o.leaf >= 0) len[o.leaf] = leaf[o.leaf].block;
+    }
+    if (k == no) return;
   }
 }
 
@@ -55,33 +162,30 @@ void copy_typed(E* dst, const E* src, Axis* axes, int rank) {
     *dst = *src;
     return;
   }
-  // axes[0] is the destination's fastest axis; find the source's fastest.
-  int k = 0;
-  for (int i = 1; i < rank; ++i)
-    if (std::llabs(axes[i].ss) < std::llabs(axes[k].ss)) k = i;
-  bool tiled = k != 0 && std::llabs(axes[0].ss) > 1 && axes[0].n > 1;
-  // Outer axes: all but 0 (and k when tiled), iterated as an odometer.
-  Axis outer[64];
-  int n_outer = 0;
-  for (int i = 1; i < rank; ++i)
-    if (!(tiled && i == k)) outer[n_outer++] = axes[i];
-  std::int64_t idx[64] = {0};
-  E* d = dst;
-  const E* s = src;
-  while (true) {
-    if (tiled) copy_2d_tiled(d, s, axes[0], axes[k]);
-    else copy_1d(d, s, axes[0]);
-    int i = 0;
-    for (; i < n_outer; ++i) {
-      d += outer[i].ds;
-      s += outer[i].ss;
-      if (++idx[i] < outer[i].n) break;
-      d -= outer[i].ds * outer[i].n;
-      s -= outer[i].ss * outer[i].n;
-      idx[i] = 0;
+  // A long run shared by both sides: 1-D runs along it, the rest as an odometer.
+  if (axes[0].n >= 64) {
+    bool shared = true;
+    for (int i = 1; i < rank; ++i) shared = shared && std::llabs(axes[i].ss) > std::llabs(axes[0].ss);
+    if (shared && std::llabs(axes[0].ss) <= 1) {
+      std::int64_t idx[64] = {0};
+      E* d = dst;
+      const E* s = src;
+      while (true) {
+        copy_1d(d, s, axes[0]);
+        int i = 1;
+        for (; i < rank; ++i) {
+          d += axes[i].ds;
+          s += axes[i].ss;
+          if (++idx[i] < axes[i].n) break;
+          d -= axes[i].ds * axes[i].n;
+          s -= axes[i].ss * axes[i].n;
+          idx[i] = 0;
+        }
+        if (i == rank) return;
+      }
     }
-    if (i == n_outer) return;
   }
+  copy_blocked(dst, src, axes, rank);
 }
 
 }  // namespace
