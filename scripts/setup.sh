@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what tenferro needs to build and test on Debian 12 (as root),
+# idempotently: only missing packages are installed.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(
+  g++ make cmake git pkg-config ca-certificates
+  libopenblas-openmp-dev liblapacke-dev        # BLAS/LAPACK (OpenMP build of OpenBLAS)
+  libgtest-dev libgmock-dev googletest          # tests
+  libbenchmark-dev                              # microbenchmarks
+  nlohmann-json3-dev                            # JSON instances in tests/benchmarks only
+  python3-pythran                               # ships pocketfft's header-only C++ FFT
+  clang libclang-rt-14-dev                      # libFuzzer for the einsum parser fuzzer
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

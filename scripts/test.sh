@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sets everything up and runs the whole test suite: a Release build with all
+# tests, then the core tests again under AddressSanitizer + UBSan, then the
+# einsum parser fuzzer (60 s) when clang's libFuzzer is available.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export OPENBLAS_CORETYPE=Haswell
+jobs="${JOBS:-2}"
+
+echo "== Release build and full test suite"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTENFERRO_WERROR=ON
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== Core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENFERRO_SANITIZE=ON \
+  -DTENFERRO_BUILD_BENCHMARKS=OFF -DTENFERRO_BUILD_EXAMPLES=OFF
+cmake --build build-asan -j"$jobs" --target tenferro_core_tests
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan -L core --output-on-failure -j"$jobs"
+
+if [ -x scripts/fuzz.sh ]; then
+  echo "== Fuzzing"
+  bash scripts/fuzz.sh
+fi
+echo "== all tests passed"

@@ -1,0 +1,27 @@
+# Checks that every ```cpp block in README.md that follows a line
+# "<!-- example: PATH -->" is byte-identical to the file PATH, so that the
+# README's examples are exactly the programs the test suite builds and runs.
+# Variables: SOURCE_DIR.
+file(READ "${SOURCE_DIR}/README.md" readme)
+string(REGEX MATCHALL "<!-- example: [^ ]+ -->\n```cpp\n" markers "${readme}")
+list(LENGTH markers count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "README.md has no <!-- example: ... --> blocks")
+endif()
+set(rest "${readme}")
+foreach(i RANGE 1 ${count})
+  string(REGEX MATCH "<!-- example: ([^ ]+) -->\n```cpp\n" m "${rest}")
+  set(path "${CMAKE_MATCH_1}")
+  string(FIND "${rest}" "${m}" at)
+  string(LENGTH "${m}" mlen)
+  math(EXPR start "${at} + ${mlen}")
+  string(SUBSTRING "${rest}" ${start} -1 rest)
+  string(FIND "${rest}" "```\n" stop)
+  string(SUBSTRING "${rest}" 0 ${stop} block)
+  string(SUBSTRING "${rest}" ${stop} -1 rest)
+  file(READ "${SOURCE_DIR}/${path}" code)
+  if(NOT block STREQUAL code)
+    message(FATAL_ERROR "README.md block for ${path} differs from the file")
+  endif()
+  message(STATUS "README block matches ${path}")
+endforeach()
