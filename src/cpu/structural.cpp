@@ -266,8 +266,10 @@ void structural(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, con
       return parallel_copy(out, x.permute(std::get<PermutationAttrs>(attrs).permutation));
     case OpKind::reshape: {
       // Column-major element order: view the output with the operand's shape.
-      TF_INTERNAL_ASSERT(out.is_contiguous(), "reshape output must be column-major");
-      return parallel_copy(restride(out, x.shape(), col_major_strides(x.shape()), out.offset()), x);
+      if (out.is_contiguous())
+        return parallel_copy(restride(out, x.shape(), col_major_strides(x.shape()), out.offset()), x);
+      // Another dense output layout: read through a column-major operand instead.
+      return parallel_copy(out, *ops::reshape_view(x.contiguous(), out.shape()));
     }
     case OpKind::broadcast_in_dim:
       return parallel_copy(out, ops::broadcast_in_dim_view(x, std::get<BroadcastInDimAttrs>(attrs)));

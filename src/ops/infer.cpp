@@ -188,7 +188,8 @@ TensorMeta infer_gather(OpKind kind, const Attrs& attrs, Metas in) {
     std::int64_t s = a.slice_sizes[static_cast<std::size_t>(i)];
     TF_CHECK(s >= 0 && s <= os[static_cast<std::size_t>(i)], IndexError, op, "slice size ", s,
              " on axis ", i, " does not fit operand shape ", os);
-    TF_CHECK(!contains(a.collapsed_slice_dims, i) || s <= 1, ValueError, op,
+    // StableHLO also allows 0, but such a slice has no element to read.
+    TF_CHECK(!contains(a.collapsed_slice_dims, i) || s == 1, ValueError, op,
              "collapsed axis ", i, " must have slice size 1, got ", s);
   }
   std::int64_t batch_rank = rank_of(in[1]) - (a.index_vector_dim < rank_of(in[1]) ? 1 : 0);
@@ -263,6 +264,7 @@ TensorMeta infer_scatter(OpKind kind, const Attrs& attrs, Metas in) {
 
 TensorMeta infer_structural(OpKind kind, const Attrs& attrs, Metas in) {
   const char* op = op_name(kind);
+  TF_CHECK(!in.empty(), ValueError, op, "needs at least one operand");
   const TensorMeta& x = in[0];
   std::int64_t r = rank_of(x);
   switch (kind) {

@@ -10,6 +10,7 @@
 namespace tenferro {
 
 Tensor Backend::empty(DType dtype, const Shape& shape) {
+  shape_numel(shape, "empty");  // before the strides, whose products could overflow
   return empty_strided(dtype, shape, col_major_strides(shape));
 }
 

@@ -54,6 +54,8 @@ Tensor Tensor::arange(double start, double stop, double step, DType dtype) {
            ValueError, "arange", "needs finite start/stop and a non-zero step, got (", start,
            ", ", stop, ", ", step, ")");
   double len = std::ceil((stop - start) / step);
+  TF_CHECK(len < 0x1p63, ValueError, "arange", "(", start, ", ", stop, ", ", step,
+           ") has more elements than fit in int64");
   std::int64_t n = len > 0 ? static_cast<std::int64_t>(len) : 0;
   Tensor t = empty({n}, dtype);
   visit_dtype(dtype, "arange", [&]<class T>() {

@@ -26,7 +26,7 @@ void print_values(std::ostream& os, const Tensor& t) {
   std::vector<T> v = t.to_vec_col_major<T>();
   const Shape& s = t.shape();
   if (s.empty()) {
-    print_value(os, v[0]);
+    print_value<T>(os, v[0]);
     return;
   }
   std::int64_t rows = s[0];
@@ -38,7 +38,7 @@ void print_values(std::ostream& os, const Tensor& t) {
       os << "[";
       for (std::int64_t i = 0; i < rows; ++i) {
         if (i) os << ", ";
-        print_value(os, v[static_cast<std::size_t>(i)]);
+        print_value<T>(os, v[static_cast<std::size_t>(i)]);
       }
       os << "]";
       return;
@@ -48,7 +48,7 @@ void print_values(std::ostream& os, const Tensor& t) {
       os << (i ? indent : "") << "[";
       for (std::int64_t j = 0; j < cols; ++j) {
         if (j) os << ", ";
-        print_value(os, v[static_cast<std::size_t>(base + i + j * rows)]);
+        print_value<T>(os, v[static_cast<std::size_t>(base + i + j * rows)]);
       }
       os << "]" << (i + 1 < rows ? ",\n" : "");
     }

@@ -226,6 +226,7 @@ Tensor Tensor::diagonal(std::int64_t axis1, std::int64_t axis2, std::int64_t off
 }
 
 Tensor Tensor::broadcast_to(const Shape& target) const {
+  shape_numel(target, "broadcast_to");  // negative extents, int64 overflow
   std::size_t r = shape_.size(), R = target.size();
   TF_CHECK(R >= r, ShapeError, "broadcast_to", "cannot broadcast shape ", shape_, " to ", target,
            " of lower rank");

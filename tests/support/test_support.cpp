@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 namespace tenferro::testing {
 
@@ -102,6 +103,71 @@ std::complex<double> value_at(const Tensor& t, const DimVec& index) {
   });
 }
 
+std::int64_t int_value_at(const Tensor& t, const DimVec& index) {
+  return visit_dtype<kIntegerDTypes | DTypeSet{DType::bool_}>(
+      t.dtype(), "int_value_at", [&]<class T>() { return static_cast<std::int64_t>(t.at<T>(index)); });
+}
+
+Tensor tensor_from_values(const Shape& shape, DType dtype,
+                          const std::vector<std::complex<double>>& values) {
+  std::int64_t n = shape_numel(shape);
+  if (static_cast<std::int64_t>(values.size()) != n)
+    throw std::invalid_argument("tensor_from_values: wrong number of values");
+  Tensor t = Tensor::empty(shape, dtype);
+  visit_dtype(dtype, "tensor_from_values", [&]<class T>() {
+    T* p = t.data<T>();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const auto& v = values[i];
+      if constexpr (std::is_same_v<T, bool>) p[i] = v != std::complex<double>(0, 0);
+      else if constexpr (is_complex_v<T>) p[i] = T(static_cast<real_t<T>>(v.real()), static_cast<real_t<T>>(v.imag()));
+      else if constexpr (std::is_integral_v<T>) p[i] = static_cast<T>(std::llround(v.real()));
+      else p[i] = static_cast<T>(v.real());
+    }
+  });
+  return t;
+}
+
+Tensor tensor_from_ints(const Shape& shape, DType dtype, const std::vector<std::int64_t>& values) {
+  std::int64_t n = shape_numel(shape);
+  if (static_cast<std::int64_t>(values.size()) != n)
+    throw std::invalid_argument("tensor_from_ints: wrong number of values");
+  Tensor t = Tensor::empty(shape, dtype);
+  visit_dtype<kIntegerDTypes | DTypeSet{DType::bool_}>(dtype, "tensor_from_ints", [&]<class T>() {
+    T* p = t.data<T>();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if constexpr (std::is_same_v<T, bool>) p[i] = values[i] != 0;
+      else p[i] = static_cast<T>(values[i]);  // modular (C++20)
+    }
+  });
+  return t;
+}
+
+Tensor fake_device_tensor(const Shape& shape, DType dtype, Device device) {
+  std::size_t bytes = static_cast<std::size_t>(shape_numel(shape)) * dtype_size(dtype);
+  auto host = std::make_shared<std::vector<std::byte>>(std::max<std::size_t>(bytes, 1));
+  auto storage = std::make_shared<Storage>(
+      host->data(), bytes, device, [](void*, std::size_t, void*) {}, nullptr, host);
+  return Tensor(storage, dtype, shape, col_major_strides(shape), 0);
+}
+
+Tensor empty_dense_permuted(const Shape& shape, DType dtype, const DimVec& order) {
+  Strides st(shape.size(), 0);
+  std::int64_t acc = 1;
+  for (std::int64_t a : order) {
+    st[static_cast<std::size_t>(a)] = acc;
+    acc *= std::max<std::int64_t>(shape[static_cast<std::size_t>(a)], 1);
+  }
+  auto storage = Storage::allocate_host(static_cast<std::size_t>(shape_numel(shape)) * dtype_size(dtype));
+  return Tensor(storage, dtype, shape, st, 0);
+}
+
+std::vector<DType> dtypes_in(DTypeSet set) {
+  std::vector<DType> out;
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (set.contains(static_cast<DType>(i))) out.push_back(static_cast<DType>(i));
+  return out;
+}
+
 double dtype_eps(DType d) {
   switch (real_dtype(d)) {
     case DType::f32: return std::numeric_limits<float>::epsilon();
@@ -124,6 +190,18 @@ bool part_close(double a, double b, double rtol, double atol) {
     return ::testing::AssertionFailure() << "dtype " << actual.dtype() << " != " << expected.dtype();
   if (actual.shape() != expected.shape())
     return ::testing::AssertionFailure() << "shape " << actual.shape() << " != " << expected.shape();
+  if (!is_float(actual.dtype())) {
+    // Exact int64 comparison (doubles cannot hold every i64).
+    for (const DimVec& idx : all_indices(actual.shape())) {
+      std::int64_t a = int_value_at(actual, idx), b = int_value_at(expected, idx);
+      long double diff = std::abs(static_cast<long double>(a) - static_cast<long double>(b));
+      bool ok = a == b || diff <= atol + rtol * std::abs(static_cast<long double>(b));
+      if (!ok)
+        return ::testing::AssertionFailure() << "at index " << idx << ": got " << a << ", expected " << b
+                                             << " (rtol " << rtol << ", atol " << atol << ")";
+    }
+    return ::testing::AssertionSuccess();
+  }
   for (const DimVec& idx : all_indices(actual.shape())) {
     auto a = value_at(actual, idx), b = value_at(expected, idx);
     double scale = std::abs(b);

@@ -32,11 +32,39 @@ std::vector<DimVec> all_indices(const Shape& shape);
 /// Element of `t` at `index` converted to complex<double> (any dtype).
 std::complex<double> value_at(const Tensor& t, const DimVec& index);
 
+/// Element of an integer or bool tensor at `index`, exactly.
+std::int64_t int_value_at(const Tensor& t, const DimVec& index);
+
+/// A column-major tensor of `dtype` from complex<double> values in
+/// column-major order: real dtypes take the real part, integers round to
+/// nearest, bool tests != 0.
+Tensor tensor_from_values(const Shape& shape, DType dtype,
+                          const std::vector<std::complex<double>>& values);
+
+/// A column-major integer or bool tensor from exact int64 values (integers
+/// wrap to the dtype's width, bool tests != 0).
+Tensor tensor_from_ints(const Shape& shape, DType dtype, const std::vector<std::int64_t>& values);
+
+/// A tensor whose storage claims to live on `device` but is host memory with
+/// a no-op deleter (kept alive by the storage): only for testing device
+/// checks, never to be computed on.
+Tensor fake_device_tensor(const Shape& shape, DType dtype, Device device);
+
+/// Uninitialised host tensor with a dense layout whose axes are ordered in
+/// memory by `order` (order[0] fastest): the strides are a permutation of
+/// column-major strides, as backends accept for outputs.
+Tensor empty_dense_permuted(const Shape& shape, DType dtype, const DimVec& order);
+
+/// The dtypes contained in a set, in enum order.
+std::vector<DType> dtypes_in(DTypeSet set);
+
 /// Machine epsilon of a float dtype's real part (1 for integers and bool).
 double dtype_eps(DType d);
 
 /// Asserts same dtype and shape and |a - b| <= atol + rtol |b| elementwise
-/// (NaNs must match NaNs); reports the first mismatching index.
+/// (NaNs must match NaNs, infinities must be equal); integer and bool
+/// tensors compare exactly in int64 when rtol and atol are 0. Reports the
+/// first mismatching index.
 ::testing::AssertionResult tensors_close(const Tensor& actual, const Tensor& expected,
                                          double rtol, double atol);
 

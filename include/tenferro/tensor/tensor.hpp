@@ -180,7 +180,8 @@ class Tensor {
   template <class T>
   void set(const DimVec& index, T value) const {
     check_dtype(dtype_of<T>, "set");
-    *static_cast<T*>(element_ptr(index, "set")) = value;
+    // A Tensor is a handle: const is shallow, the elements stay writable.
+    *static_cast<T*>(const_cast<void*>(element_ptr(index, "set"))) = value;
   }
   /// All elements in column-major order (any layout).
   template <class T>

@@ -1,0 +1,301 @@
+// Every CPU kernel against the naive reference interpreter, on every sample
+// of the op database: values, inferred vs executed metadata, untouched
+// inputs, arbitrary dense output layouts, in-place elementwise execution,
+// and the multi-threaded paths against the single-threaded ones.
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "support/op_db.hpp"
+#include "support/reference.hpp"
+#include "support/test_support.hpp"
+
+using namespace tenferro;
+using namespace tenferro::testing;
+
+namespace {
+
+std::vector<OpKind> all_ops() {
+  std::vector<OpKind> v;
+  for (int i = 0; i < kNumOps; ++i) v.push_back(static_cast<OpKind>(i));
+  return v;
+}
+
+std::string op_param_name(const ::testing::TestParamInfo<OpKind>& info) { return op_name(info.param); }
+
+std::vector<TensorMeta> metas_of(const std::vector<Tensor>& in) {
+  std::vector<TensorMeta> m;
+  for (const Tensor& t : in) m.push_back({t.dtype(), t.shape()});
+  return m;
+}
+
+std::vector<Tensor> snapshot(const std::vector<Tensor>& in) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : in) out.push_back(t.duplicate());
+  return out;
+}
+
+::testing::AssertionResult matches_reference(const Tensor& got, const OpSample& s) {
+  Tensor want = reference_eval(s.kind, s.attrs, s.inputs);
+  Tolerance tol = reference_tolerance(s.kind, s.attrs, s.inputs, want.dtype());
+  return tensors_close(got, want, tol.rtol, tol.atol);
+}
+
+// Runs `check` on every sample; an exception fails the test naming the sample.
+template <class F>
+void for_each_sample(const std::vector<OpSample>& samples, F&& check) {
+  for (const OpSample& s : samples) {
+    try {
+      check(s);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << s << " threw: " << e.what();
+    }
+  }
+}
+
+// Restores the thread count a test changed.
+class ThreadGuard {
+ public:
+  ThreadGuard() : saved_(get_num_threads()) {}
+  ~ThreadGuard() { set_num_threads(saved_); }
+
+ private:
+  int saved_;
+};
+
+class KernelVsReference : public ::testing::TestWithParam<OpKind> {};
+
+TEST_P(KernelVsReference, ValuesMetadataAndUntouchedInputs) {
+  const OpKind kind = GetParam();
+  CpuBackend cpu;
+  const std::vector<OpSample> samples = op_samples(kind);
+  ASSERT_FALSE(samples.empty()) << op_name(kind) << " has no samples in the op database";
+  for_each_sample(samples, [&](const OpSample& s) {
+    std::vector<Tensor> before = snapshot(s.inputs);
+    Tensor got = ops::call(kind, s.attrs, s.inputs, cpu);
+    std::vector<TensorMeta> metas = metas_of(s.inputs);
+    TensorMeta inferred = infer(kind, s.attrs, metas);
+    EXPECT_EQ(got.dtype(), inferred.dtype) << s;
+    EXPECT_EQ(got.shape(), inferred.shape) << s;
+    EXPECT_TRUE(matches_reference(got, s)) << s;
+    for (std::size_t i = 0; i < s.inputs.size(); ++i)
+      EXPECT_TRUE(tensors_equal(s.inputs[i], before[i])) << "input " << i << " was modified by " << s;
+  });
+}
+
+// Backend contract: the output may have any dense layout (a permutation of
+// column-major strides).
+TEST_P(KernelVsReference, AnyDenseOutputLayout) {
+  const OpKind kind = GetParam();
+  CpuBackend cpu;
+  std::mt19937_64 rng(static_cast<std::uint64_t>(kind) + 17);
+  for_each_sample(op_samples(kind), [&](const OpSample& s) {
+    std::vector<TensorMeta> metas = metas_of(s.inputs);
+    TensorMeta out = infer(kind, s.attrs, metas);
+    if (out.shape.size() < 2 || shape_numel(out.shape) == 0) return;
+    DimVec reversed;
+    for (std::size_t i = out.shape.size(); i-- > 0;) reversed.push_back(static_cast<std::int64_t>(i));
+    DimVec shuffled = reversed;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    for (const DimVec& order : {reversed, shuffled}) {
+      Tensor dst = empty_dense_permuted(out.shape, out.dtype, order);
+      cpu.execute(kind, s.attrs, s.inputs, dst);
+      EXPECT_TRUE(matches_reference(dst, s)) << s << " into strides " << dst.strides();
+    }
+  });
+}
+
+// Backend contract: an elementwise op may write into an input of identical layout.
+TEST_P(KernelVsReference, InPlaceElementwise) {
+  const OpKind kind = GetParam();
+  const OpCategory cat = op_info(kind).category;
+  if (cat != OpCategory::unary && cat != OpCategory::binary) GTEST_SKIP() << "not a unary/binary op";
+  CpuBackend cpu;
+  std::mt19937_64 rng(static_cast<std::uint64_t>(kind) + 29);
+  int checked = 0;
+  for_each_sample(op_samples(kind), [&](const OpSample& s) {
+    std::vector<TensorMeta> metas = metas_of(s.inputs);
+    TensorMeta out = infer(kind, s.attrs, metas);
+    if (out.dtype != s.inputs[0].dtype() || shape_numel(out.shape) == 0) return;
+    DimVec order(out.shape.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    Tensor x = empty_dense_permuted(out.shape, out.dtype, order);
+    x.copy_from(s.inputs[0]);
+    std::vector<Tensor> in = s.inputs;
+    in[0] = x;
+    cpu.execute(kind, s.attrs, in, x);
+    EXPECT_TRUE(matches_reference(x, s)) << s << " in place with strides " << x.strides();
+    ++checked;
+  });
+  if (checked == 0) GTEST_SKIP() << op_name(kind) << " never returns its operand's dtype";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, KernelVsReference, ::testing::ValuesIn(all_ops()), op_param_name);
+
+// ---- the op database itself ----------------------------------------------------------
+
+DType sample_dtype(const OpSample& s) {
+  return s.kind == OpKind::select ? s.inputs[1].dtype() : s.inputs[0].dtype();
+}
+
+TEST(OpDatabase, EveryOpHasSamplesForEveryDtypeRankZeroAndEmpty) {
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpKind kind = static_cast<OpKind>(i);
+    const std::vector<OpSample> samples = op_samples(kind);
+    ASSERT_FALSE(samples.empty()) << "add samples for " << op_name(kind) << " to tests/support/op_db.cpp";
+    DTypeSet seen;
+    bool rank0 = false, empty = false;
+    for (const OpSample& s : samples) {
+      EXPECT_EQ(s.kind, kind);
+      seen = seen | DTypeSet{sample_dtype(s)};
+      for (const Tensor& t : s.inputs) {
+        rank0 = rank0 || t.ndim() == 0;
+        empty = empty || t.numel() == 0;
+      }
+    }
+    EXPECT_EQ(seen, op_info(kind).dtypes) << op_name(kind) << ": samples cover " << seen;
+    // concatenate needs rank >= 1 (its dimension must exist).
+    if (kind != OpKind::concatenate) {
+      EXPECT_TRUE(rank0) << op_name(kind) << " has no rank-0 sample";
+    }
+    EXPECT_TRUE(empty) << op_name(kind) << " has no sample with a zero extent";
+  }
+}
+
+TEST(OpDatabase, SamplesAreDeterministic) {
+  for (OpKind kind : {OpKind::add, OpKind::dot_general, OpKind::gather}) {
+    auto a = op_samples(kind), b = op_samples(kind);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      for (std::size_t k = 0; k < a[i].inputs.size(); ++k) {
+        EXPECT_EQ(a[i].inputs[k].strides(), b[i].inputs[k].strides());
+        EXPECT_TRUE(tensors_equal(a[i].inputs[k], b[i].inputs[k]));
+      }
+  }
+}
+
+// The reference itself, on values computed by hand (so that a wrong
+// reference cannot hide a wrong kernel).
+TEST(Reference, HandComputedValues) {
+  auto m = Tensor::from_vec_col_major<double>({2, 3}, {1, 2, 3, 4, 5, 6});  // [[1,3,5],[2,4,6]]
+  auto v = Tensor::from_vec_col_major<double>({3}, {1, 0, -1});
+  const Tensor dg_in[] = {m, v};
+  Tensor mv = reference_eval(
+      OpKind::dot_general,
+      DotGeneralAttrs{.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}}, dg_in);
+  EXPECT_EQ(mv.to_vec_col_major<double>(), (std::vector<double>{-4, -4}));
+  const Tensor one[] = {m};
+  EXPECT_EQ(reference_eval(OpKind::reshape, ReshapeAttrs{{3, 2}}, one).to_vec_col_major<double>(),
+            (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(reference_eval(OpKind::transpose, PermutationAttrs{{1, 0}}, one).to_vec_col_major<double>(),
+            (std::vector<double>{1, 3, 5, 2, 4, 6}));
+  EXPECT_EQ(reference_eval(OpKind::reduce_sum, AxesAttrs{{1}}, one).to_vec_col_major<double>(),
+            (std::vector<double>{9, 12}));
+  EXPECT_EQ(reference_eval(OpKind::reverse, AxesAttrs{{1}}, one).to_vec_col_major<double>(),
+            (std::vector<double>{5, 6, 3, 4, 1, 2}));
+  const Tensor pad_in[] = {v, Tensor::scalar<double>(9)};
+  EXPECT_EQ(reference_eval(OpKind::pad, PadAttrs{{-1}, {2}, {1}}, pad_in).to_vec_col_major<double>(),
+            (std::vector<double>{9, 0, 9, -1, 9, 9}));
+  auto i32 = Tensor::from_vec_col_major<std::int32_t>({3}, {7, -2147483647 - 1, 5});
+  auto d32 = Tensor::from_vec_col_major<std::int32_t>({3}, {0, -1, -2});
+  const Tensor div_in[] = {i32, d32};
+  EXPECT_EQ(reference_eval(OpKind::divide, NoAttrs{}, div_in).to_vec_col_major<std::int32_t>(),
+            (std::vector<std::int32_t>{-1, -2147483647 - 1, -2}));
+  // gather rows 2 and (clamped) 9 of a 3x2 matrix
+  auto idx = Tensor::from_vec_col_major<std::int64_t>({2}, {2, 9});
+  const Tensor g_in[] = {m.reshape({3, 2}), idx};
+  Tensor rows = reference_eval(OpKind::gather, GatherAttrs{{1}, {0}, {0}, 1, {1, 2}}, g_in);
+  EXPECT_EQ(rows.shape(), (Shape{2, 2}));
+  EXPECT_EQ(rows.to_vec_col_major<double>(), (std::vector<double>{3, 3, 6, 6}));
+  // scatter-add with a duplicate index and one window out of bounds
+  auto base = Tensor::zeros({3}, DType::f64);
+  auto sidx = Tensor::from_vec_col_major<std::int32_t>({4}, {1, 1, 5, 0});
+  auto upd = Tensor::from_vec_col_major<double>({4}, {1, 2, 4, 8});
+  const Tensor s_in[] = {base, sidx, upd};
+  EXPECT_EQ(reference_eval(OpKind::scatter, ScatterAttrs{{}, {0}, {0}, 1, ScatterMode::add}, s_in)
+                .to_vec_col_major<double>(),
+            (std::vector<double>{8, 3, 0}));
+  // convert saturates and drops NaN to 0
+  auto f = Tensor::from_vec_col_major<double>({4}, {1e20, -1e20, std::nan(""), -2.9});
+  const Tensor c_in[] = {f};
+  EXPECT_EQ(reference_eval(OpKind::convert, ConvertAttrs{DType::i32}, c_in).to_vec_col_major<std::int32_t>(),
+            (std::vector<std::int32_t>{2147483647, -2147483647 - 1, 0, -2}));
+}
+
+// Note [Eager views] and Note [dot_general layout] in tenferro/ops/primitives.hpp.
+TEST(EagerOps, ViewsAndOutputLayouts) {
+  CpuBackend cpu;
+  Tensor x = random_tensor({2, 3}, DType::f64, 1);
+  EXPECT_TRUE(ops::reshape(x, {3, 2}, cpu).shares_storage_with(x));
+  Tensor row = with_random_layout(x, 0, /*kind=*/1);
+  Tensor flat = ops::reshape(row, {6}, cpu);
+  EXPECT_FALSE(flat.shares_storage_with(row));
+  EXPECT_TRUE(flat.is_contiguous());
+  Tensor b = ops::broadcast_in_dim(x, {4, 2, 3}, {1, 2}, cpu);
+  EXPECT_TRUE(b.shares_storage_with(x));
+  EXPECT_EQ(b.strides()[0], 0);
+  EXPECT_TRUE(ops::slice(x, {0, 1}, {2, 3}, {1, 2}, cpu).shares_storage_with(x));
+  EXPECT_TRUE(ops::reverse(x, {0}, cpu).shares_storage_with(x));
+  EXPECT_TRUE(ops::convert(x, DType::f64, cpu).shares_storage_with(x));
+  EXPECT_FALSE(ops::convert(x, DType::f32, cpu).shares_storage_with(x));
+  Tensor t = ops::transpose(x, {1, 0}, cpu);
+  EXPECT_FALSE(t.shares_storage_with(x));
+  EXPECT_TRUE(t.is_contiguous());
+  // dot_general output: (batch, lhs free, rhs free), batch axes slowest in memory.
+  Tensor l = random_tensor({2, 3, 4}, DType::f64, 2), r = random_tensor({3, 5, 4}, DType::f64, 3);
+  DotGeneralAttrs dims{.lhs_batching_dimensions = {2},
+                       .rhs_batching_dimensions = {2},
+                       .lhs_contracting_dimensions = {1},
+                       .rhs_contracting_dimensions = {0}};
+  Tensor out = ops::dot_general(l, r, dims, cpu);
+  EXPECT_EQ(out.shape(), (Shape{4, 2, 5}));
+  EXPECT_EQ(out.strides(), (Strides{10, 1, 2}));
+  EXPECT_EQ(ops::preferred_strides(OpKind::dot_general, dims, out.shape()), (Strides{10, 1, 2}));
+  EXPECT_EQ(ops::preferred_strides(OpKind::add, NoAttrs{}, {4, 2, 5}), (Strides{1, 4, 8}));
+}
+
+// ---- threads -------------------------------------------------------------------------
+
+TEST(Kernels, ParallelPathsMatchSerialAndReference) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  for_each_sample(parallel_op_samples(), [&](const OpSample& s) {
+    set_num_threads(1);
+    Tensor serial = ops::call(s.kind, s.attrs, s.inputs, cpu).contiguous();
+    set_num_threads(2);
+    Tensor parallel = ops::call(s.kind, s.attrs, s.inputs, cpu).contiguous();
+    EXPECT_TRUE(matches_reference(serial, s)) << s << " (1 thread)";
+    EXPECT_TRUE(matches_reference(parallel, s)) << s << " (2 threads)";
+    Tolerance tol = reference_tolerance(s.kind, s.attrs, s.inputs, serial.dtype());
+    EXPECT_TRUE(tensors_close(parallel, serial, 2 * tol.rtol, 2 * tol.atol)) << s << ": 2 threads vs 1";
+  });
+}
+
+TEST(Kernels, DotGeneralLayoutsOnTwoThreads) {
+  ThreadGuard guard;
+  set_num_threads(2);
+  CpuBackend cpu;
+  for_each_sample(dot_general_layout_samples(), [&](const OpSample& s) {
+    EXPECT_TRUE(matches_reference(ops::call(s.kind, s.attrs, s.inputs, cpu), s)) << s;
+  });
+}
+
+TEST(Kernels, ParallelSamplesReallyAreLarge) {
+  // Guards the database against shrinking below the kernels' parallel grain
+  // (32768 elements of work).
+  for (const OpSample& s : parallel_op_samples()) {
+    std::vector<TensorMeta> metas = metas_of(s.inputs);
+    std::int64_t work = shape_numel(infer(s.kind, s.attrs, metas).shape);
+    for (const Tensor& t : s.inputs) work = std::max(work, t.numel());
+    if (s.kind == OpKind::dot_general) {
+      const auto& a = std::get<DotGeneralAttrs>(s.attrs);
+      std::int64_t k = 1;
+      for (auto d : a.lhs_contracting_dimensions) k *= s.inputs[0].shape()[static_cast<std::size_t>(d)];
+      work = shape_numel(infer(s.kind, s.attrs, metas).shape) * k;
+    }
+    EXPECT_GE(work, 32768) << s;
+  }
+}
+
+}  // namespace
