@@ -13,11 +13,49 @@ std::ostream& operator<<(std::ostream& os, const TensorMeta& m) {
   return os << m.dtype << m.shape;
 }
 
+std::ostream& operator<<(std::ostream& os, const SymMeta& m) {
+  return os << m.dtype << m.shape;
+}
+
 namespace {
 
-using Metas = std::span<const TensorMeta>;
+// Note [One inference for two extent types]: every rule below is a template
+// over the extent type D. For std::int64_t all checks are exact; for Dim a
+// check fails only when it is certain to fail (known_different, known_less),
+// and the concrete inference at run time makes the rest.
+template <class D>
+struct Ext;
 
-std::string describe(Metas in) {
+template <>
+struct Ext<std::int64_t> {
+  static bool differ(std::int64_t a, std::int64_t b) { return a != b; }
+  static bool less(std::int64_t a, std::int64_t b) { return a < b; }
+  static std::int64_t numel(const Shape& s, const char* op) { return shape_numel(s, op); }
+  static std::int64_t ceil_div(std::int64_t a, std::int64_t b, const char*) { return (a + b - 1) / b; }
+};
+
+template <>
+struct Ext<Dim> {
+  static bool differ(const Dim& a, const Dim& b) { return known_different(a, b); }
+  static bool less(const Dim& a, const Dim& b) { return known_less(a, b); }
+  static Dim numel(const SymShape& s, const char*) {
+    Dim n(1);
+    for (const Dim& d : s) n = n * d;
+    return n;
+  }
+  static Dim ceil_div(const Dim& a, std::int64_t b, const char* op) {
+    if (b == 1) return a;
+    if (auto v = a.try_value()) return Dim((*v + b - 1) / b);
+    TF_THROW(UnimplementedError, op, "stride ", b, " over the symbolic extent ", a,
+             " (only stride 1 is supported for symbolic extents)");
+  }
+};
+
+template <class D>
+using Metas = std::span<const BasicTensorMeta<D>>;
+
+template <class D>
+std::string describe(Metas<D> in) {
   std::ostringstream os;
   os << "(";
   for (std::size_t i = 0; i < in.size(); ++i) os << (i ? ", " : "") << in[i];
@@ -25,29 +63,40 @@ std::string describe(Metas in) {
   return os.str();
 }
 
-template <class A>
-const A& get(OpKind kind, const Attrs& attrs) {
+template <class A, class V>
+const A& get(OpKind kind, const V& attrs) {
   const A* a = std::get_if<A>(&attrs);
   TF_CHECK(a != nullptr, ValueError, op_name(kind), "wrong attribute kind (index ",
            attrs.index(), ", expected ", attrs_index(kind), ")");
   return *a;
 }
 
-void check_dtype(OpKind kind, DType d, DTypeSet allowed, Metas in) {
+template <class D>
+void check_dtype(OpKind kind, DType d, DTypeSet allowed, Metas<D> in) {
   TF_CHECK(allowed.contains(d), DTypeError, op_name(kind), "dtype ", d,
            " is not supported (expected one of ", allowed, "); operands ", describe(in));
 }
 
-void check_same_dtype(OpKind kind, Metas in, std::size_t a, std::size_t b) {
+template <class D>
+void check_same_dtype(OpKind kind, Metas<D> in, std::size_t a, std::size_t b) {
   TF_CHECK(in[a].dtype == in[b].dtype, DTypeError, op_name(kind), "operand dtypes differ (",
            in[a].dtype, " vs ", in[b].dtype, "); operands ", describe(in),
            "; convert explicitly");
 }
 
-void check_same_shape(OpKind kind, Metas in, std::size_t a, std::size_t b) {
-  TF_CHECK(in[a].shape == in[b].shape, ShapeError, op_name(kind), "operand shapes differ (",
-           in[a].shape, " vs ", in[b].shape, "); primitives do not broadcast, use ",
-           "broadcast_in_dim or the broadcasting sugar");
+template <class D>
+bool shapes_differ(const ExtentList<D>& a, const ExtentList<D>& b) {
+  if (a.size() != b.size()) return true;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (Ext<D>::differ(a[i], b[i])) return true;
+  return false;
+}
+
+template <class D>
+void check_same_shape(OpKind kind, Metas<D> in, std::size_t a, std::size_t b) {
+  TF_CHECK(!shapes_differ<D>(in[a].shape, in[b].shape), ShapeError, op_name(kind),
+           "operand shapes differ (", in[a].shape, " vs ", in[b].shape,
+           "); primitives do not broadcast, use broadcast_in_dim or the broadcasting sugar");
 }
 
 // Checks that `axes` are distinct and in [0, rank).
@@ -61,7 +110,8 @@ void check_axes(OpKind kind, const DimVec& axes, std::int64_t rank, const char* 
   }
 }
 
-std::int64_t rank_of(const TensorMeta& m) { return static_cast<std::int64_t>(m.shape.size()); }
+template <class D>
+std::int64_t rank_of(const BasicTensorMeta<D>& m) { return static_cast<std::int64_t>(m.shape.size()); }
 
 bool contains(const DimVec& v, std::int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
@@ -70,7 +120,8 @@ void check_index_dtype(OpKind kind, DType d, const char* what) {
            " must be i32 or i64, got ", d);
 }
 
-TensorMeta infer_unary(OpKind kind, const Attrs& attrs, Metas in) {
+template <class D>
+BasicTensorMeta<D> infer_unary(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
   DType d = in[0].dtype;
   switch (kind) {
     case OpKind::abs:
@@ -86,7 +137,8 @@ TensorMeta infer_unary(OpKind kind, const Attrs& attrs, Metas in) {
   }
 }
 
-TensorMeta infer_binary(OpKind kind, const Attrs& attrs, Metas in) {
+template <class D>
+BasicTensorMeta<D> infer_binary(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
   check_same_dtype(kind, in, 0, 1);
   check_same_shape(kind, in, 0, 1);
   if (kind == OpKind::compare) {
@@ -101,14 +153,15 @@ TensorMeta infer_binary(OpKind kind, const Attrs& attrs, Metas in) {
   return in[0];
 }
 
-TensorMeta infer_ternary(OpKind kind, Metas in) {
+template <class D>
+BasicTensorMeta<D> infer_ternary(OpKind kind, Metas<D> in) {
   if (kind == OpKind::select) {
     TF_CHECK(in[0].dtype == DType::bool_, DTypeError, op_name(kind),
              "predicate must be bool, got ", in[0].dtype);
     check_same_dtype(kind, in, 1, 2);
     check_same_shape(kind, in, 1, 2);
-    TF_CHECK(in[0].shape.empty() || in[0].shape == in[1].shape, ShapeError, op_name(kind),
-             "predicate shape ", in[0].shape, " must be [] or ", in[1].shape);
+    TF_CHECK(in[0].shape.empty() || !shapes_differ<D>(in[0].shape, in[1].shape), ShapeError,
+             op_name(kind), "predicate shape ", in[0].shape, " must be [] or ", in[1].shape);
     return in[1];
   }
   // clamp(min, operand, max): min and max are scalars or operand-shaped.
@@ -116,26 +169,29 @@ TensorMeta infer_ternary(OpKind kind, Metas in) {
   check_same_dtype(kind, in, 2, 1);
   check_dtype(kind, in[1].dtype, op_info(kind).dtypes, in);
   for (std::size_t i : {std::size_t{0}, std::size_t{2}})
-    TF_CHECK(in[i].shape.empty() || in[i].shape == in[1].shape, ShapeError, op_name(kind),
-             i == 0 ? "min" : "max", " shape ", in[i].shape, " must be [] or ", in[1].shape);
+    TF_CHECK(in[i].shape.empty() || !shapes_differ<D>(in[i].shape, in[1].shape), ShapeError,
+             op_name(kind), i == 0 ? "min" : "max", " shape ", in[i].shape, " must be [] or ",
+             in[1].shape);
   return in[1];
 }
 
-TensorMeta infer_reduction(OpKind kind, const Attrs& attrs, Metas in) {
+template <class D>
+BasicTensorMeta<D> infer_reduction(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
   const auto& a = get<AxesAttrs>(kind, attrs);
   check_axes(kind, a.dimensions, rank_of(in[0]), "dimensions");
-  Shape out;
+  ExtentList<D> out;
   for (std::int64_t i = 0; i < rank_of(in[0]); ++i)
     if (!contains(a.dimensions, i)) out.push_back(in[0].shape[static_cast<std::size_t>(i)]);
   return {in[0].dtype, out};
 }
 
-TensorMeta infer_dot_general(OpKind kind, const Attrs& attrs, Metas in) {
+template <class D>
+BasicTensorMeta<D> infer_dot_general(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
   const auto& a = get<DotGeneralAttrs>(kind, attrs);
   const char* op = op_name(kind);
   check_same_dtype(kind, in, 0, 1);
-  const Shape& ls = in[0].shape;
-  const Shape& rs = in[1].shape;
+  const ExtentList<D>& ls = in[0].shape;
+  const ExtentList<D>& rs = in[1].shape;
   TF_CHECK(a.lhs_batching_dimensions.size() == a.rhs_batching_dimensions.size(), ValueError, op,
            "lhs_batch ", a.lhs_batching_dimensions, " and rhs_batch ", a.rhs_batching_dimensions,
            " differ in length");
@@ -149,14 +205,15 @@ TensorMeta infer_dot_general(OpKind kind, const Attrs& attrs, Metas in) {
   check_axes(kind, rused, rank_of(in[1]), "rhs batch+contracting dimensions");
   auto check_pairs = [&](const DimVec& l, const DimVec& r, const char* what) {
     for (std::size_t i = 0; i < l.size(); ++i) {
-      std::int64_t ln = ls[static_cast<std::size_t>(l[i])], rn = rs[static_cast<std::size_t>(r[i])];
-      TF_CHECK(ln == rn, ShapeError, op, what, " dimension sizes differ: lhs axis ", l[i], " (",
+      const D& ln = ls[static_cast<std::size_t>(l[i])];
+      const D& rn = rs[static_cast<std::size_t>(r[i])];
+      TF_CHECK(!Ext<D>::differ(ln, rn), ShapeError, op, what, " dimension sizes differ: lhs axis ", l[i], " (",
                ln, ") vs rhs axis ", r[i], " (", rn, "); lhs shape ", ls, ", rhs shape ", rs);
     }
   };
   check_pairs(a.lhs_batching_dimensions, a.rhs_batching_dimensions, "batch");
   check_pairs(a.lhs_contracting_dimensions, a.rhs_contracting_dimensions, "contracting");
-  Shape out;
+  ExtentList<D> out;
   for (auto d : a.lhs_batching_dimensions) out.push_back(ls[static_cast<std::size_t>(d)]);
   for (std::int64_t i = 0; i < rank_of(in[0]); ++i)
     if (!contains(lused, i)) out.push_back(ls[static_cast<std::size_t>(i)]);
@@ -165,31 +222,31 @@ TensorMeta infer_dot_general(OpKind kind, const Attrs& attrs, Metas in) {
   return {in[0].dtype, out};
 }
 
-TensorMeta infer_gather(OpKind kind, const Attrs& attrs, Metas in) {
-  const auto& a = get<GatherAttrs>(kind, attrs);
+template <class D>
+BasicTensorMeta<D> infer_gather(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
+  const auto& a = get<BasicGatherAttrs<D>>(kind, attrs);
   const char* op = op_name(kind);
-  const Shape& os = in[0].shape;
-  const Shape& is = in[1].shape;
+  const ExtentList<D>& os = in[0].shape;
+  const ExtentList<D>& is = in[1].shape;
   check_index_dtype(kind, in[1].dtype, "start_indices");
   std::int64_t r = rank_of(in[0]);
   TF_CHECK(static_cast<std::int64_t>(a.slice_sizes.size()) == r, ValueError, op, "slice_sizes ",
            a.slice_sizes, " must have one entry per operand axis (shape ", os, ")");
   TF_CHECK(a.index_vector_dim >= 0 && a.index_vector_dim <= rank_of(in[1]), IndexError, op,
            "index_vector_dim ", a.index_vector_dim, " is out of range for indices of shape ", is);
-  std::int64_t nvec = a.index_vector_dim < rank_of(in[1])
-                          ? is[static_cast<std::size_t>(a.index_vector_dim)]
-                          : 1;
-  TF_CHECK(static_cast<std::int64_t>(a.start_index_map.size()) == nvec, ValueError, op,
+  D nvec = a.index_vector_dim < rank_of(in[1]) ? is[static_cast<std::size_t>(a.index_vector_dim)]
+                                               : D(1);
+  TF_CHECK(!Ext<D>::differ(D(static_cast<std::int64_t>(a.start_index_map.size())), nvec), ValueError, op,
            "start_index_map ", a.start_index_map, " must have ", nvec,
            " entries (the index vector length)");
   check_axes(kind, a.start_index_map, r, "start_index_map");
   check_axes(kind, a.collapsed_slice_dims, r, "collapsed_slice_dims");
   for (std::int64_t i = 0; i < r; ++i) {
-    std::int64_t s = a.slice_sizes[static_cast<std::size_t>(i)];
-    TF_CHECK(s >= 0 && s <= os[static_cast<std::size_t>(i)], IndexError, op, "slice size ", s,
-             " on axis ", i, " does not fit operand shape ", os);
+    const D& s = a.slice_sizes[static_cast<std::size_t>(i)];
+    TF_CHECK(!Ext<D>::less(s, D(0)) && !Ext<D>::less(os[static_cast<std::size_t>(i)], s), IndexError,
+             op, "slice size ", s, " on axis ", i, " does not fit operand shape ", os);
     // StableHLO also allows 0, but such a slice has no element to read.
-    TF_CHECK(!contains(a.collapsed_slice_dims, i) || s == 1, ValueError, op,
+    TF_CHECK(!contains(a.collapsed_slice_dims, i) || !Ext<D>::differ(s, D(1)), ValueError, op,
              "collapsed axis ", i, " must have slice size 1, got ", s);
   }
   std::int64_t batch_rank = rank_of(in[1]) - (a.index_vector_dim < rank_of(in[1]) ? 1 : 0);
@@ -200,7 +257,7 @@ TensorMeta infer_gather(OpKind kind, const Attrs& attrs, Metas in) {
   check_axes(kind, a.offset_dims, out_rank, "offset_dims");
   TF_CHECK(std::is_sorted(a.offset_dims.begin(), a.offset_dims.end()), ValueError, op,
            "offset_dims ", a.offset_dims, " must be sorted");
-  Shape out;
+  ExtentList<D> out;
   std::int64_t next_batch = 0, next_offset = 0;
   for (std::int64_t d = 0; d < out_rank; ++d) {
     if (contains(a.offset_dims, d)) {
@@ -214,12 +271,13 @@ TensorMeta infer_gather(OpKind kind, const Attrs& attrs, Metas in) {
   return {in[0].dtype, out};
 }
 
-TensorMeta infer_scatter(OpKind kind, const Attrs& attrs, Metas in) {
+template <class D>
+BasicTensorMeta<D> infer_scatter(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
   const auto& a = get<ScatterAttrs>(kind, attrs);
   const char* op = op_name(kind);
-  const Shape& os = in[0].shape;
-  const Shape& is = in[1].shape;
-  const Shape& us = in[2].shape;
+  const ExtentList<D>& os = in[0].shape;
+  const ExtentList<D>& is = in[1].shape;
+  const ExtentList<D>& us = in[2].shape;
   check_index_dtype(kind, in[1].dtype, "scatter_indices");
   check_same_dtype(kind, in, 0, 2);
   if (a.mode == ScatterMode::add) check_dtype(kind, in[0].dtype, kNumericDTypes, in);
@@ -227,8 +285,8 @@ TensorMeta infer_scatter(OpKind kind, const Attrs& attrs, Metas in) {
   std::int64_t ir = rank_of(in[1]);
   TF_CHECK(a.index_vector_dim >= 0 && a.index_vector_dim <= ir, IndexError, op,
            "index_vector_dim ", a.index_vector_dim, " is out of range for indices of shape ", is);
-  std::int64_t nvec = a.index_vector_dim < ir ? is[static_cast<std::size_t>(a.index_vector_dim)] : 1;
-  TF_CHECK(static_cast<std::int64_t>(a.scatter_dims_to_operand_dims.size()) == nvec, ValueError,
+  D nvec = a.index_vector_dim < ir ? is[static_cast<std::size_t>(a.index_vector_dim)] : D(1);
+  TF_CHECK(!Ext<D>::differ(D(static_cast<std::int64_t>(a.scatter_dims_to_operand_dims.size())), nvec), ValueError,
            op, "scatter_dims_to_operand_dims ", a.scatter_dims_to_operand_dims, " must have ", nvec,
            " entries");
   check_axes(kind, a.scatter_dims_to_operand_dims, r, "scatter_dims_to_operand_dims");
@@ -246,106 +304,112 @@ TensorMeta infer_scatter(OpKind kind, const Attrs& attrs, Metas in) {
            batch_rank + static_cast<std::int64_t>(a.update_window_dims.size()));
   std::int64_t next_batch = 0, next_window = 0;
   for (std::int64_t d = 0; d < rank_of(in[2]); ++d) {
-    std::int64_t n = us[static_cast<std::size_t>(d)];
+    const D& n = us[static_cast<std::size_t>(d)];
     if (contains(a.update_window_dims, d)) {
       while (contains(a.inserted_window_dims, next_window)) ++next_window;
-      std::int64_t lim = os[static_cast<std::size_t>(next_window++)];
-      TF_CHECK(n <= lim, ShapeError, op, "update window axis ", d, " (", n,
+      const D& lim = os[static_cast<std::size_t>(next_window++)];
+      TF_CHECK(!Ext<D>::less(lim, n), ShapeError, op, "update window axis ", d, " (", n,
                ") exceeds operand shape ", os);
     } else {
       if (next_batch == a.index_vector_dim) ++next_batch;
-      std::int64_t want = is[static_cast<std::size_t>(next_batch++)];
-      TF_CHECK(n == want, ShapeError, op, "updates axis ", d, " (", n,
+      const D& want = is[static_cast<std::size_t>(next_batch++)];
+      TF_CHECK(!Ext<D>::differ(n, want), ShapeError, op, "updates axis ", d, " (", n,
                ") must match the scatter indices batch extent ", want, "; indices shape ", is);
     }
   }
   return in[0];
 }
 
-TensorMeta infer_structural(OpKind kind, const Attrs& attrs, Metas in) {
+template <class D>
+BasicTensorMeta<D> infer_structural(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
   const char* op = op_name(kind);
   TF_CHECK(!in.empty(), ValueError, op, "needs at least one operand");
-  const TensorMeta& x = in[0];
+  const BasicTensorMeta<D>& x = in[0];
   std::int64_t r = rank_of(x);
   switch (kind) {
     case OpKind::transpose: {
       const auto& a = get<PermutationAttrs>(kind, attrs);
       check_permutation(a.permutation, r, op);
-      Shape out;
+      ExtentList<D> out;
       for (auto p : a.permutation) out.push_back(x.shape[static_cast<std::size_t>(p)]);
       return {x.dtype, out};
     }
     case OpKind::reshape: {
-      const auto& a = get<ReshapeAttrs>(kind, attrs);
-      std::int64_t n = shape_numel(a.shape, op);
-      TF_CHECK(n == shape_numel(x.shape, op), ShapeError, op, "cannot reshape ", x.shape, " (",
-               shape_numel(x.shape, op), " elements) to ", a.shape, " (", n, " elements)");
+      const auto& a = get<BasicReshapeAttrs<D>>(kind, attrs);
+      D n = Ext<D>::numel(a.shape, op);
+      D nx = Ext<D>::numel(x.shape, op);
+      TF_CHECK(!Ext<D>::differ(n, nx), ShapeError, op, "cannot reshape ", x.shape, " (", nx,
+               " elements) to ", a.shape, " (", n, " elements)");
       return {x.dtype, a.shape};
     }
     case OpKind::broadcast_in_dim: {
-      const auto& a = get<BroadcastInDimAttrs>(kind, attrs);
-      shape_numel(a.shape, op);
+      const auto& a = get<BasicBroadcastInDimAttrs<D>>(kind, attrs);
+      Ext<D>::numel(a.shape, op);
       std::int64_t R = static_cast<std::int64_t>(a.shape.size());
       TF_CHECK(static_cast<std::int64_t>(a.broadcast_dimensions.size()) == r, ValueError, op,
                "broadcast_dimensions ", a.broadcast_dimensions, " needs one entry per operand axis (",
                "operand shape ", x.shape, ")");
       check_axes(kind, a.broadcast_dimensions, R, "broadcast_dimensions");
       for (std::int64_t i = 0; i < r; ++i) {
-        std::int64_t from = x.shape[static_cast<std::size_t>(i)];
-        std::int64_t to = a.shape[static_cast<std::size_t>(a.broadcast_dimensions[static_cast<std::size_t>(i)])];
-        TF_CHECK(from == 1 || from == to, ShapeError, op, "operand axis ", i, " of extent ", from,
+        const D& from = x.shape[static_cast<std::size_t>(i)];
+        const D& to = a.shape[static_cast<std::size_t>(a.broadcast_dimensions[static_cast<std::size_t>(i)])];
+        TF_CHECK(!(Ext<D>::differ(from, D(1)) && Ext<D>::differ(from, to)), ShapeError, op, "operand axis ", i, " of extent ", from,
                  " cannot broadcast to output axis ", a.broadcast_dimensions[static_cast<std::size_t>(i)],
                  " of extent ", to, "; operand shape ", x.shape, ", output shape ", a.shape);
       }
       return {x.dtype, a.shape};
     }
     case OpKind::gather:
-      return infer_gather(kind, attrs, in);
+      return infer_gather<D>(kind, attrs, in);
     case OpKind::scatter:
-      return infer_scatter(kind, attrs, in);
+      return infer_scatter<D>(kind, attrs, in);
     case OpKind::slice: {
-      const auto& a = get<SliceAttrs>(kind, attrs);
+      const auto& a = get<BasicSliceAttrs<D>>(kind, attrs);
       TF_CHECK(static_cast<std::int64_t>(a.start_indices.size()) == r &&
                    static_cast<std::int64_t>(a.limit_indices.size()) == r &&
                    static_cast<std::int64_t>(a.strides.size()) == r,
                ValueError, op, "start ", a.start_indices, ", limit ", a.limit_indices,
                " and strides ", a.strides, " need one entry per axis of ", x.shape);
-      Shape out;
+      ExtentList<D> out;
       for (std::size_t i = 0; i < x.shape.size(); ++i) {
-        std::int64_t s = a.start_indices[i], l = a.limit_indices[i], st = a.strides[i];
+        const D& s = a.start_indices[i];
+        const D& l = a.limit_indices[i];
+        std::int64_t st = a.strides[i];
         TF_CHECK(st > 0, ValueError, op, "strides ", a.strides, " must be positive");
-        TF_CHECK(s >= 0 && s <= l && l <= x.shape[i], IndexError, op, "range [", s, ", ", l,
-                 ") is out of bounds for axis ", i, " of shape ", x.shape);
-        out.push_back((l - s + st - 1) / st);
+        TF_CHECK(!Ext<D>::less(s, D(0)) && !Ext<D>::less(l, s) && !Ext<D>::less(x.shape[i], l),
+                 IndexError, op, "range [", s, ", ", l, ") is out of bounds for axis ", i,
+                 " of shape ", x.shape);
+        out.push_back(Ext<D>::ceil_div(l - s, st, op));
       }
       return {x.dtype, out};
     }
     case OpKind::dynamic_slice: {
-      const auto& a = get<DynamicSliceAttrs>(kind, attrs);
+      const auto& a = get<BasicDynamicSliceAttrs<D>>(kind, attrs);
       check_index_dtype(kind, in[1].dtype, "start indices");
-      TF_CHECK(in[1].shape == Shape{r}, ShapeError, op, "start indices must have shape [", r,
-               "], got ", in[1].shape);
+      TF_CHECK(in[1].shape.size() == 1 && !Ext<D>::differ(in[1].shape[0], D(r)), ShapeError, op,
+               "start indices must have shape [", r, "], got ", in[1].shape);
       TF_CHECK(static_cast<std::int64_t>(a.slice_sizes.size()) == r, ValueError, op,
                "slice_sizes ", a.slice_sizes, " needs one entry per axis of ", x.shape);
       for (std::size_t i = 0; i < x.shape.size(); ++i)
-        TF_CHECK(a.slice_sizes[i] >= 0 && a.slice_sizes[i] <= x.shape[i], IndexError, op,
+        TF_CHECK(!Ext<D>::less(a.slice_sizes[i], D(0)) && !Ext<D>::less(x.shape[i], a.slice_sizes[i]),
+                 IndexError, op,
                  "slice_sizes ", a.slice_sizes, " do not fit in operand shape ", x.shape);
       return {x.dtype, a.slice_sizes};
     }
     case OpKind::dynamic_update_slice: {
       check_same_dtype(kind, in, 0, 1);
       check_index_dtype(kind, in[2].dtype, "start indices");
-      TF_CHECK(in[2].shape == Shape{r}, ShapeError, op, "start indices must have shape [", r,
-               "], got ", in[2].shape);
+      TF_CHECK(in[2].shape.size() == 1 && !Ext<D>::differ(in[2].shape[0], D(r)), ShapeError, op,
+               "start indices must have shape [", r, "], got ", in[2].shape);
       TF_CHECK(rank_of(in[1]) == r, ShapeError, op, "update rank ", rank_of(in[1]),
                " differs from operand rank ", r);
       for (std::size_t i = 0; i < x.shape.size(); ++i)
-        TF_CHECK(in[1].shape[i] <= x.shape[i], ShapeError, op, "update shape ", in[1].shape,
+        TF_CHECK(!Ext<D>::less(x.shape[i], in[1].shape[i]), ShapeError, op, "update shape ", in[1].shape,
                  " does not fit in operand shape ", x.shape);
       return x;
     }
     case OpKind::pad: {
-      const auto& a = get<PadAttrs>(kind, attrs);
+      const auto& a = get<BasicPadAttrs<D>>(kind, attrs);
       check_same_dtype(kind, in, 0, 1);
       TF_CHECK(in[1].shape.empty(), ShapeError, op, "padding value must be a scalar, got shape ",
                in[1].shape);
@@ -353,14 +417,17 @@ TensorMeta infer_structural(OpKind kind, const Attrs& attrs, Metas in) {
                    static_cast<std::int64_t>(a.edge_padding_high.size()) == r &&
                    static_cast<std::int64_t>(a.interior_padding.size()) == r,
                ValueError, op, "padding lists need one entry per axis of ", x.shape);
-      Shape out;
+      ExtentList<D> out;
       for (std::size_t i = 0; i < x.shape.size(); ++i) {
-        std::int64_t n = x.shape[i], it = a.interior_padding[i];
+        const D& n = x.shape[i];
+        std::int64_t it = a.interior_padding[i];
         TF_CHECK(it >= 0, ValueError, op, "interior padding ", a.interior_padding,
                  " must be non-negative");
-        std::int64_t m = a.edge_padding_low[i] + a.edge_padding_high[i] + n +
-                         (n > 0 ? (n - 1) * it : 0);
-        TF_CHECK(m >= 0, ShapeError, op, "padding (low ", a.edge_padding_low, ", high ",
+        // Interior padding adds (n - 1) * it; an empty axis gets none.
+        D interior = (it == 0 || !Ext<D>::less(D(0), n)) ? D(0) : (n - D(1)) * D(it);
+        if constexpr (std::is_same_v<D, std::int64_t>) interior = n > 0 ? (n - 1) * it : 0;
+        D m = a.edge_padding_low[i] + a.edge_padding_high[i] + n + interior;
+        TF_CHECK(!Ext<D>::less(m, D(0)), ShapeError, op, "padding (low ", a.edge_padding_low, ", high ",
                  a.edge_padding_high, ") crops axis ", i, " of ", x.shape, " below zero");
         out.push_back(m);
       }
@@ -371,17 +438,18 @@ TensorMeta infer_structural(OpKind kind, const Attrs& attrs, Metas in) {
       TF_CHECK(!in.empty(), ValueError, op, "needs at least one operand");
       TF_CHECK(a.dimension >= 0 && a.dimension < r, IndexError, op, "dimension ", a.dimension,
                " is out of range for rank ", r);
-      Shape out = x.shape;
-      out[static_cast<std::size_t>(a.dimension)] = 0;
+      ExtentList<D> out = x.shape;
+      out[static_cast<std::size_t>(a.dimension)] = D(0);
       for (std::size_t k = 0; k < in.size(); ++k) {
         check_same_dtype(kind, in, 0, k);
         bool ok = rank_of(in[k]) == r;
         for (std::int64_t i = 0; ok && i < r; ++i)
-          ok = i == a.dimension || in[k].shape[static_cast<std::size_t>(i)] ==
-                                       x.shape[static_cast<std::size_t>(i)];
+          ok = i == a.dimension || !Ext<D>::differ(in[k].shape[static_cast<std::size_t>(i)],
+                                                   x.shape[static_cast<std::size_t>(i)]);
         TF_CHECK(ok, ShapeError, op, "operand ", k, " has shape ", in[k].shape,
                  ", which differs from ", x.shape, " outside dimension ", a.dimension);
-        out[static_cast<std::size_t>(a.dimension)] += in[k].shape[static_cast<std::size_t>(a.dimension)];
+        out[static_cast<std::size_t>(a.dimension)] =
+            out[static_cast<std::size_t>(a.dimension)] + in[k].shape[static_cast<std::size_t>(a.dimension)];
       }
       return {x.dtype, out};
     }
@@ -394,9 +462,9 @@ TensorMeta infer_structural(OpKind kind, const Attrs& attrs, Metas in) {
   }
 }
 
-}  // namespace
 
-TensorMeta infer(OpKind kind, const Attrs& attrs, std::span<const TensorMeta> in) {
+template <class D>
+BasicTensorMeta<D> infer_any(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
   const OpInfo& info = op_info(kind);
   if (info.arity >= 0) {
     TF_CHECK(static_cast<int>(in.size()) == info.arity, ValueError, info.name, "takes ",
@@ -406,22 +474,32 @@ TensorMeta infer(OpKind kind, const Attrs& attrs, std::span<const TensorMeta> in
            "wrong attribute kind (index ", attrs.index(), ", expected ", attrs_index(kind), ")");
   // The select predicate and clamp bounds are checked by infer_ternary.
   std::size_t first = kind == OpKind::select ? 1 : 0;
-  if (!in.empty()) check_dtype(kind, in[first].dtype, info.dtypes, in);
+  if (!in.empty()) check_dtype<D>(kind, in[first].dtype, info.dtypes, in);
   switch (info.category) {
     case OpCategory::unary:
-      return infer_unary(kind, attrs, in);
+      return infer_unary<D>(kind, attrs, in);
     case OpCategory::binary:
-      return infer_binary(kind, attrs, in);
+      return infer_binary<D>(kind, attrs, in);
     case OpCategory::ternary:
-      return infer_ternary(kind, in);
+      return infer_ternary<D>(kind, in);
     case OpCategory::reduction:
-      return infer_reduction(kind, attrs, in);
+      return infer_reduction<D>(kind, attrs, in);
     case OpCategory::contraction:
-      return infer_dot_general(kind, attrs, in);
+      return infer_dot_general<D>(kind, attrs, in);
     case OpCategory::structural:
-      return infer_structural(kind, attrs, in);
+      return infer_structural<D>(kind, attrs, in);
   }
   TF_INTERNAL_ASSERT(false, "infer: unknown category");
+}
+
+}  // namespace
+
+TensorMeta infer(OpKind kind, const Attrs& attrs, std::span<const TensorMeta> in) {
+  return infer_any<std::int64_t>(kind, attrs, in);
+}
+
+SymMeta infer(OpKind kind, const SymAttrs& attrs, std::span<const SymMeta> in) {
+  return infer_any<Dim>(kind, attrs, in);
 }
 
 }  // namespace tenferro

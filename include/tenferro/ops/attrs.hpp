@@ -10,15 +10,29 @@
 /// Attrs a = mm;
 /// std::cout << a;   // "lhs_batch=[] rhs_batch=[] lhs_contract=[1] rhs_contract=[0]"
 /// ```
+/// Note [Symbolic attributes]: the structs whose fields are extents
+/// (reshape and broadcast shapes, slice bounds, dynamic-slice and gather
+/// slice sizes, edge padding) are templates over the extent type: `Attrs`
+/// uses `std::int64_t` (what kernels see), `SymAttrs` uses `Dim` (what traced
+/// programs store, so that `reshape(x, {n * m})` survives until run time).
+/// Axis lists, strides and interior padding are always concrete.
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
+#include <type_traits>
 #include <variant>
+#include <vector>
 
+#include "tenferro/ops/dim.hpp"
 #include "tenferro/tensor/dtype.hpp"
 #include "tenferro/tensor/shape.hpp"
 
 namespace tenferro {
+
+/// An extent list in attributes: concrete for `D = std::int64_t`, symbolic for `D = Dim`.
+template <class D>
+using ExtentList = std::conditional_t<std::is_same_v<D, std::int64_t>, SmallVec<std::int64_t>, std::vector<Dim>>;
 
 /// Ops without attributes.
 struct NoAttrs {
@@ -42,40 +56,45 @@ struct PermutationAttrs {
 /// (first axis fastest, as Julia and Fortran do), so a column-major tensor
 /// reshapes without moving data. StableHLO's reshape is row-major; the
 /// StableHLO lowering reverses the axes around it.
-struct ReshapeAttrs {
-  Shape shape{};
-  bool operator==(const ReshapeAttrs&) const = default;
+template <class D>
+struct BasicReshapeAttrs {
+  ExtentList<D> shape{};
+  bool operator==(const BasicReshapeAttrs&) const = default;
 };
 
 /// broadcast_in_dim: operand axis i becomes output axis broadcast_dimensions[i]
 /// (strictly increasing is not required); operand extents must be 1 or equal.
-struct BroadcastInDimAttrs {
-  Shape shape{};
+template <class D>
+struct BasicBroadcastInDimAttrs {
+  ExtentList<D> shape{};
   DimVec broadcast_dimensions{};
-  bool operator==(const BroadcastInDimAttrs&) const = default;
+  bool operator==(const BasicBroadcastInDimAttrs&) const = default;
 };
 
 /// slice: [start, limit) every `strides` (> 0) per axis.
-struct SliceAttrs {
-  DimVec start_indices{};
-  DimVec limit_indices{};
+template <class D>
+struct BasicSliceAttrs {
+  ExtentList<D> start_indices{};
+  ExtentList<D> limit_indices{};
   DimVec strides{};
-  bool operator==(const SliceAttrs&) const = default;
+  bool operator==(const BasicSliceAttrs&) const = default;
 };
 
 /// dynamic_slice(operand, starts): `starts` is a 1-D integer tensor with one
 /// start per axis, clamped into range as in StableHLO.
-struct DynamicSliceAttrs {
-  Shape slice_sizes{};
-  bool operator==(const DynamicSliceAttrs&) const = default;
+template <class D>
+struct BasicDynamicSliceAttrs {
+  ExtentList<D> slice_sizes{};
+  bool operator==(const BasicDynamicSliceAttrs&) const = default;
 };
 
 /// pad(operand, padding_value): negative low/high padding crops.
-struct PadAttrs {
-  DimVec edge_padding_low{};
-  DimVec edge_padding_high{};
+template <class D>
+struct BasicPadAttrs {
+  ExtentList<D> edge_padding_low{};
+  ExtentList<D> edge_padding_high{};
   DimVec interior_padding{};
-  bool operator==(const PadAttrs&) const = default;
+  bool operator==(const BasicPadAttrs&) const = default;
 };
 
 struct ConcatenateAttrs {
@@ -91,7 +110,8 @@ struct CompareAttrs {
 };
 
 /// convert to `dtype`. Complex to real keeps the real part; float to
-/// integer truncates toward zero; to bool tests != 0.
+/// integer truncates toward zero and saturates (NaN gives 0); integer to a
+/// narrower integer wraps modulo 2^bits; to bool tests != 0.
 struct ConvertAttrs {
   DType dtype = DType::f64;
   bool operator==(const ConvertAttrs&) const = default;
@@ -109,13 +129,14 @@ struct DotGeneralAttrs {
 
 /// gather(operand, start_indices), StableHLO semantics (without operand
 /// batching dims). Starts are clamped so every slice lies inside the operand.
-struct GatherAttrs {
+template <class D>
+struct BasicGatherAttrs {
   DimVec offset_dims{};
   DimVec collapsed_slice_dims{};
   DimVec start_index_map{};
   std::int64_t index_vector_dim = 0;
-  Shape slice_sizes{};
-  bool operator==(const GatherAttrs&) const = default;
+  ExtentList<D> slice_sizes{};
+  bool operator==(const BasicGatherAttrs&) const = default;
 };
 
 /// How scatter combines an update with the operand element.
@@ -132,13 +153,35 @@ struct ScatterAttrs {
   bool operator==(const ScatterAttrs&) const = default;
 };
 
-using Attrs = std::variant<NoAttrs, AxesAttrs, PermutationAttrs, ReshapeAttrs,
-                           BroadcastInDimAttrs, SliceAttrs, DynamicSliceAttrs, PadAttrs,
-                           ConcatenateAttrs, CompareAttrs, ConvertAttrs, DotGeneralAttrs,
-                           GatherAttrs, ScatterAttrs>;
+using ReshapeAttrs = BasicReshapeAttrs<std::int64_t>;
+using BroadcastInDimAttrs = BasicBroadcastInDimAttrs<std::int64_t>;
+using SliceAttrs = BasicSliceAttrs<std::int64_t>;
+using DynamicSliceAttrs = BasicDynamicSliceAttrs<std::int64_t>;
+using PadAttrs = BasicPadAttrs<std::int64_t>;
+using GatherAttrs = BasicGatherAttrs<std::int64_t>;
+
+/// The attributes of a primitive, over extent type `D` (Note [Symbolic attributes]).
+template <class D>
+using BasicAttrs = std::variant<NoAttrs, AxesAttrs, PermutationAttrs, BasicReshapeAttrs<D>,
+                                BasicBroadcastInDimAttrs<D>, BasicSliceAttrs<D>,
+                                BasicDynamicSliceAttrs<D>, BasicPadAttrs<D>, ConcatenateAttrs,
+                                CompareAttrs, ConvertAttrs, DotGeneralAttrs, BasicGatherAttrs<D>,
+                                ScatterAttrs>;
+/// Concrete attributes (what kernels see).
+using Attrs = BasicAttrs<std::int64_t>;
+/// Attributes whose extents may be symbolic (what traced programs store).
+using SymAttrs = BasicAttrs<Dim>;
+
+/// Concrete attributes as symbolic ones (constant extents).
+SymAttrs to_symbolic(const Attrs& attrs);
+/// Evaluates the symbolic extents under `env` (ValueError for unbound symbols).
+Attrs evaluate_attrs(const SymAttrs& attrs, const DimBindings& env);
+/// The concrete attributes when every extent is constant, else nullopt.
+std::optional<Attrs> try_constant_attrs(const SymAttrs& attrs);
 
 const char* comparison_name(ComparisonDirection d);
 /// Prints the attributes as `key=value` pairs (program text, error messages).
 std::ostream& operator<<(std::ostream& os, const Attrs& attrs);
+std::ostream& operator<<(std::ostream& os, const SymAttrs& attrs);
 
 }  // namespace tenferro
