@@ -80,4 +80,9 @@ void CpuBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tensor
   TF_INTERNAL_ASSERT(false, "CpuBackend::execute: unknown op");
 }
 
+void CpuBackend::execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
+                               const Tensor& output) {
+  cpu::fused_elementwise(kernel, inputs, output);
+}
+
 }  // namespace tenferro

@@ -88,110 +88,197 @@ void on_dtype(DType d, OpKind kind, Make&& make) {
   visit_dtype<S>(d, op_name(kind), std::forward<Make>(make));
 }
 
-}  // namespace
-
-void elementwise(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
-  const Tensor& a = in[0];
-  DType d = a.dtype();
+// Calls visitor.unary<Out, A>(f), .binary<Out, A, B>(f) or .ternary<Out, A, B, C>(f)
+// with the scalar function of `kind` for the operand dtypes `in` (and the
+// result dtype `out` for convert). The one table of elementwise semantics:
+// the strided kernels and the fused kernel both go through it.
+template <class V>
+void dispatch(OpKind kind, const Attrs& attrs, const DType* in, DType out, V&& v) {
+  const DType d = in[0];
   switch (kind) {
     case OpKind::add:
-      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() { map2<T, T, T>(out, a, in[1], [](T x, T y) { return wrap_add(x, y); }); });
+      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
+        v.template binary<T, T, T>([](T x, T y) { return wrap_add(x, y); });
+      });
     case OpKind::subtract:
-      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() { map2<T, T, T>(out, a, in[1], [](T x, T y) { return wrap_sub(x, y); }); });
+      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
+        v.template binary<T, T, T>([](T x, T y) { return wrap_sub(x, y); });
+      });
     case OpKind::multiply:
-      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() { map2<T, T, T>(out, a, in[1], [](T x, T y) { return wrap_mul(x, y); }); });
+      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
+        v.template binary<T, T, T>([](T x, T y) { return wrap_mul(x, y); });
+      });
     case OpKind::divide:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
-        if constexpr (std::is_integral_v<T>) map2<T, T, T>(out, a, in[1], [](T x, T y) { return int_div(x, y); });
-        else map2<T, T, T>(out, a, in[1], [](T x, T y) { return x / y; });
+        if constexpr (std::is_integral_v<T>) v.template binary<T, T, T>([](T x, T y) { return int_div(x, y); });
+        else v.template binary<T, T, T>([](T x, T y) { return x / y; });
       });
     case OpKind::maximum:
-      return on_dtype<kRealDTypes>(d, kind, [&]<class T>() { map2<T, T, T>(out, a, in[1], [](T x, T y) { return max_nan(x, y); }); });
+      return on_dtype<kRealDTypes>(d, kind, [&]<class T>() {
+        v.template binary<T, T, T>([](T x, T y) { return max_nan(x, y); });
+      });
     case OpKind::minimum:
-      return on_dtype<kRealDTypes>(d, kind, [&]<class T>() { map2<T, T, T>(out, a, in[1], [](T x, T y) { return min_nan(x, y); }); });
+      return on_dtype<kRealDTypes>(d, kind, [&]<class T>() {
+        v.template binary<T, T, T>([](T x, T y) { return min_nan(x, y); });
+      });
     case OpKind::power:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
-        if constexpr (std::is_integral_v<T>) map2<T, T, T>(out, a, in[1], [](T x, T y) { return int_pow(x, y); });
-        else map2<T, T, T>(out, a, in[1], [](T x, T y) { return T(std::pow(x, y)); });
+        if constexpr (std::is_integral_v<T>) v.template binary<T, T, T>([](T x, T y) { return int_pow(x, y); });
+        else v.template binary<T, T, T>([](T x, T y) { return T(std::pow(x, y)); });
       });
     case OpKind::complex:
       return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {
-        map2<std::complex<T>, T, T>(out, a, in[1], [](T x, T y) { return std::complex<T>(x, y); });
+        v.template binary<std::complex<T>, T, T>([](T x, T y) { return std::complex<T>(x, y); });
       });
     case OpKind::compare: {
       auto dir = std::get<CompareAttrs>(attrs).direction;
       return on_dtype<kAllDTypes>(d, kind, [&]<class T>() {
-        map2<bool, T, T>(out, a, in[1], [dir](T x, T y) { return compare_values(x, y, dir); });
+        v.template binary<bool, T, T>([dir](T x, T y) { return compare_values(x, y, dir); });
       });
     }
     case OpKind::negate:
-      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return wrap_neg(x); }); });
+      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return wrap_neg(x); }); });
     case OpKind::conj:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
-        if constexpr (is_complex_v<T>) map1<T, T>(out, a, [](T x) { return std::conj(x); });
-        else map1<T, T>(out, a, [](T x) { return x; });
+        if constexpr (is_complex_v<T>) v.template unary<T, T>([](T x) { return std::conj(x); });
+        else v.template unary<T, T>([](T x) { return x; });
       });
     case OpKind::abs:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
-        if constexpr (is_complex_v<T>) map1<real_t<T>, T>(out, a, [](T x) { return std::abs(x); });
-        else if constexpr (std::is_integral_v<T>) map1<T, T>(out, a, [](T x) { return x < 0 ? wrap_neg(x) : x; });
-        else map1<T, T>(out, a, [](T x) { return std::abs(x); });
+        if constexpr (is_complex_v<T>) v.template unary<real_t<T>, T>([](T x) { return std::abs(x); });
+        else if constexpr (std::is_integral_v<T>) v.template unary<T, T>([](T x) { return x < 0 ? wrap_neg(x) : x; });
+        else v.template unary<T, T>([](T x) { return std::abs(x); });
       });
     case OpKind::sign:
-      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return sign_of(x); }); });
+      return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return sign_of(x); }); });
     case OpKind::exp:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return std::exp(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return std::exp(x); }); });
     case OpKind::log:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return std::log(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return std::log(x); }); });
     case OpKind::sin:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return std::sin(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return std::sin(x); }); });
     case OpKind::cos:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return std::cos(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return std::cos(x); }); });
     case OpKind::tanh:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return std::tanh(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return std::tanh(x); }); });
     case OpKind::sqrt:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return std::sqrt(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return std::sqrt(x); }); });
     case OpKind::rsqrt:
       return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() {
-        map1<T, T>(out, a, [](T x) { return T(1) / std::sqrt(x); });
+        v.template unary<T, T>([](T x) { return T(1) / std::sqrt(x); });
       });
     case OpKind::expm1:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return expm1_of(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return expm1_of(x); }); });
     case OpKind::log1p:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { map1<T, T>(out, a, [](T x) { return log1p_of(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return log1p_of(x); }); });
     case OpKind::real:
       return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() {
-        map1<real_t<T>, T>(out, a, [](T x) { return std::real(x); });
+        v.template unary<real_t<T>, T>([](T x) { return std::real(x); });
       });
     case OpKind::imag:
       return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() {
-        map1<real_t<T>, T>(out, a, [](T x) { return static_cast<real_t<T>>(std::imag(x)); });
+        v.template unary<real_t<T>, T>([](T x) { return static_cast<real_t<T>>(std::imag(x)); });
       });
     case OpKind::is_finite:
       return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() {
-        map1<bool, T>(out, a, [](T x) {
+        v.template unary<bool, T>([](T x) {
           if constexpr (is_complex_v<T>) return std::isfinite(x.real()) && std::isfinite(x.imag());
           else return static_cast<bool>(std::isfinite(x));
         });
       });
     case OpKind::convert:
       return on_dtype<kAllDTypes>(d, kind, [&]<class From>() {
-        on_dtype<kAllDTypes>(out.dtype(), kind, [&]<class To>() {
-          map1<To, From>(out, a, [](From v) { return convert_value<To>(v); });
+        on_dtype<kAllDTypes>(out, kind, [&]<class To>() {
+          v.template unary<To, From>([](From x) { return convert_value<To>(x); });
         });
       });
     case OpKind::select:
-      return on_dtype<kAllDTypes>(in[1].dtype(), kind, [&]<class T>() {
-        map3<T, bool, T, T>(out, a, in[1], in[2], [](bool p, T x, T y) { return p ? x : y; });
+      return on_dtype<kAllDTypes>(in[1], kind, [&]<class T>() {
+        v.template ternary<T, bool, T, T>([](bool p, T x, T y) { return p ? x : y; });
       });
     case OpKind::clamp:
-      return on_dtype<kRealDTypes>(in[1].dtype(), kind, [&]<class T>() {
-        map3<T, T, T, T>(out, a, in[1], in[2],
-                         [](T lo, T x, T hi) { return min_nan(max_nan(x, lo), hi); });
+      return on_dtype<kRealDTypes>(in[1], kind, [&]<class T>() {
+        v.template ternary<T, T, T, T>([](T lo, T x, T hi) { return min_nan(max_nan(x, lo), hi); });
       });
     default:
       TF_INTERNAL_ASSERT(false, "elementwise: ", op_name(kind), " is not elementwise");
   }
+}
+
+// Strided tensors (the primitive kernels).
+struct TensorVisitor {
+  std::span<const Tensor> in;
+  const Tensor& out;
+  template <class Out, class A, class F>
+  void unary(F f) {
+    map1<Out, A>(out, in[0], f);
+  }
+  template <class Out, class A, class B, class F>
+  void binary(F f) {
+    map2<Out, A, B>(out, in[0], in[1], f);
+  }
+  template <class Out, class A, class B, class C, class F>
+  void ternary(F f) {
+    map3<Out, A, B, C>(out, in[0], in[1], in[2], f);
+  }
+};
+
+// Contiguous arrays with stride 1, or 0 for a broadcast scalar (the fused kernel).
+struct ArrayVisitor {
+  void* out;
+  const void* const* args;
+  const std::int64_t* strides;
+  std::int64_t n;
+  template <class Out, class A, class F>
+  void unary(F f) {
+    Out* o = static_cast<Out*>(out);
+    const A* a = static_cast<const A*>(args[0]);
+    if (strides[0] == 1) {
+      for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+    } else {
+      const Out r = f(*a);
+      for (std::int64_t i = 0; i < n; ++i) o[i] = r;
+    }
+  }
+  template <class Out, class A, class B, class F>
+  void binary(F f) {
+    Out* o = static_cast<Out*>(out);
+    const A* a = static_cast<const A*>(args[0]);
+    const B* b = static_cast<const B*>(args[1]);
+    if (strides[0] == 1 && strides[1] == 1) {
+      for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+    } else if (strides[0] == 1) {
+      const B y = *b;
+      for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i], y);
+    } else if (strides[1] == 1) {
+      const A x = *a;
+      for (std::int64_t i = 0; i < n; ++i) o[i] = f(x, b[i]);
+    } else {
+      const Out r = f(*a, *b);
+      for (std::int64_t i = 0; i < n; ++i) o[i] = r;
+    }
+  }
+  template <class Out, class A, class B, class C, class F>
+  void ternary(F f) {
+    Out* o = static_cast<Out*>(out);
+    const A* a = static_cast<const A*>(args[0]);
+    const B* b = static_cast<const B*>(args[1]);
+    const C* c = static_cast<const C*>(args[2]);
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i * strides[0]], b[i * strides[1]], c[i * strides[2]]);
+  }
+};
+
+}  // namespace
+
+void elementwise(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+  DType dts[3];
+  for (std::size_t i = 0; i < in.size() && i < 3; ++i) dts[i] = in[i].dtype();
+  dispatch(kind, attrs, dts, out.dtype(), TensorVisitor{in, out});
+}
+
+void elementwise_arrays(OpKind kind, const Attrs& attrs, const DType* in_dtypes, DType out_dtype,
+                        const void* const* args, const std::int64_t* strides, void* out, std::int64_t n) {
+  dispatch(kind, attrs, in_dtypes, out_dtype, ArrayVisitor{out, args, strides, n});
 }
 
 }  // namespace tenferro::cpu

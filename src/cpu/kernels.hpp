@@ -3,6 +3,7 @@
 #include <span>
 
 #include "tenferro/ops/attrs.hpp"
+#include "tenferro/ops/fused.hpp"
 #include "tenferro/ops/op.hpp"
 #include "tenferro/tensor/tensor.hpp"
 
@@ -10,6 +11,12 @@ namespace tenferro::cpu {
 
 /// Unary, binary and ternary elementwise primitives.
 void elementwise(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out);
+/// One elementwise primitive over contiguous arrays of `n` elements: args[k]
+/// points at operand k, read with stride strides[k] (1, or 0 for a scalar).
+void elementwise_arrays(OpKind kind, const Attrs& attrs, const DType* in_dtypes, DType out_dtype,
+                        const void* const* args, const std::int64_t* strides, void* out, std::int64_t n);
+/// A fused chain of elementwise primitives in one pass over the data.
+void fused_elementwise(const FusedElementwise& k, std::span<const Tensor> in, const Tensor& out);
 /// reduce_sum / reduce_prod / reduce_max / reduce_min over `axes`.
 void reduce(OpKind kind, const DimVec& axes, const Tensor& in, const Tensor& out);
 /// dot_general through BLAS GEMM (or the small-matrix loop).

@@ -68,8 +68,6 @@ std::optional<Tensor> reshape_view(const Tensor& x, const Shape& shape) {
   return Tensor(x.storage(), x.dtype(), shape, std::move(*st), x.offset());
 }
 
-namespace {
-
 // Views that stand for a primitive's result in eager mode (Note [Eager views]).
 std::optional<Tensor> eager_view(OpKind kind, const Attrs& attrs, const Tensor& x,
                                  const TensorMeta& out) {
@@ -89,8 +87,6 @@ std::optional<Tensor> eager_view(OpKind kind, const Attrs& attrs, const Tensor& 
       return std::nullopt;
   }
 }
-
-}  // namespace
 
 Strides preferred_strides(OpKind kind, const Attrs& attrs, const Shape& out_shape) {
   if (kind != OpKind::dot_general) return col_major_strides(out_shape);

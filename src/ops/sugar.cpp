@@ -8,17 +8,29 @@
 
 namespace tenferro {
 
-Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+namespace {
+template <class D>
+ExtentList<D> broadcast_extents(const ExtentList<D>& a, const ExtentList<D>& b, const char* op) {
   std::size_t r = std::max(a.size(), b.size());
-  Shape out(r);
+  ExtentList<D> out(r);
+  const D one(1);
   for (std::size_t i = 0; i < r; ++i) {
-    std::int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
-    std::int64_t y = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    TF_CHECK(x == y || x == 1 || y == 1, ShapeError, op, "shapes ", a, " and ", b,
+    D x = i < r - a.size() ? one : a[i - (r - a.size())];
+    D y = i < r - b.size() ? one : b[i - (r - b.size())];
+    TF_CHECK(x == y || x == one || y == one, ShapeError, op, "shapes ", a, " and ", b,
              " cannot be broadcast together (axis ", i, " of the result: ", x, " vs ", y, ")");
-    out[i] = x == 1 ? y : x;
+    out[i] = x == one ? y : x;
   }
   return out;
+}
+}  // namespace
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  return broadcast_extents<std::int64_t>(a, b, op);
+}
+
+SymShape broadcast_shapes(const SymShape& a, const SymShape& b, const char* op) {
+  return broadcast_extents<Dim>(a, b, op);
 }
 
 namespace {

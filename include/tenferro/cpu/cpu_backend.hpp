@@ -37,6 +37,8 @@ class CpuBackend final : public Backend {
   std::shared_ptr<Storage> allocate_storage(std::size_t nbytes) override;
   void execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> inputs,
                const Tensor& output) override;
+  void execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
+                     const Tensor& output) override;
 };
 
 }  // namespace tenferro

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "tenferro/ops/attrs.hpp"
+#include "tenferro/ops/fused.hpp"
 #include "tenferro/ops/op.hpp"
 #include "tenferro/tensor/tensor.hpp"
 
@@ -36,6 +37,11 @@ class Backend {
   /// Runs primitive `kind` (inputs already validated by `infer`).
   virtual void execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> inputs,
                        const Tensor& output) = 0;
+  /// Runs a fused elementwise chain (tenferro/ops/fused.hpp) into `output`.
+  /// The default evaluates the steps one by one with `execute`; backends
+  /// override it with a single pass over the data.
+  virtual void execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
+                             const Tensor& output);
 
   /// Uninitialised column-major tensor on this backend's device.
   Tensor empty(DType dtype, const Shape& shape);

@@ -82,6 +82,11 @@ struct FamilyOp {
   /// usual tenferro::Error subclasses for bad operands.
   using InferFn =
       std::function<std::vector<TensorMeta>(const FamilyAttrs&, std::span<const TensorMeta>)>;
+  /// Output metadata over symbolic extents (traced programs). Optional: when
+  /// empty, traced programs use `infer` if every operand extent is constant
+  /// and otherwise give each output extent a fresh symbol bound at run time.
+  using SymInferFn =
+      std::function<std::vector<SymMeta>(const FamilyAttrs&, std::span<const SymMeta>)>;
   /// Computes the outputs on `backend` (operands already checked by infer).
   using KernelFn =
       std::function<std::vector<Tensor>(const FamilyAttrs&, std::span<const Tensor>, Backend&)>;
@@ -89,9 +94,10 @@ struct FamilyOp {
   std::string name;      ///< "family.op", e.g. "linalg.svd"
   int num_inputs = 1;    ///< -1 for variadic
   int num_outputs = 1;
-  InferFn infer;
-  KernelFn cpu_kernel;   ///< empty when the family has no CPU kernel
-  KernelFn cuda_kernel;  ///< empty when the family has no CUDA kernel
+  InferFn infer{};
+  SymInferFn sym_infer{};  ///< optional, see SymInferFn
+  KernelFn cpu_kernel{};   ///< empty when the family has no CPU kernel
+  KernelFn cuda_kernel{};  ///< empty when the family has no CUDA kernel
 };
 
 /// A named collection of family ops.

@@ -19,12 +19,16 @@
 /// Reduction axes may be negative (counted from the end).
 
 #include "tenferro/ops/backend.hpp"
+#include "tenferro/ops/dim.hpp"
 #include "tenferro/tensor/tensor.hpp"
 
 namespace tenferro {
 
 /// NumPy broadcast of two shapes; ShapeError naming `op` when incompatible.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast_shapes");
+/// The same over symbolic extents: an axis broadcasts when one side is the
+/// constant 1; otherwise both extents must be the same expression.
+SymShape broadcast_shapes(const SymShape& a, const SymShape& b, const char* op = "broadcast_shapes");
 
 Tensor add(const Tensor& a, const Tensor& b, Backend& backend);
 Tensor sub(const Tensor& a, const Tensor& b, Backend& backend);

@@ -12,6 +12,8 @@
 #include <optional>
 
 #include "tenferro/ops/attrs.hpp"
+#include "tenferro/ops/infer.hpp"
+#include "tenferro/ops/op.hpp"
 #include "tenferro/tensor/tensor.hpp"
 
 namespace tenferro::ops {
@@ -23,5 +25,9 @@ Tensor broadcast_in_dim_view(const Tensor& x, const BroadcastInDimAttrs& attrs);
 Tensor slice_view(const Tensor& x, const SliceAttrs& attrs);
 /// reshape as a view, when the layout allows one.
 std::optional<Tensor> reshape_view(const Tensor& x, const Shape& shape);
+/// The view that stands for the result of `kind` on operand `x` with output
+/// metadata `out` (Note [Eager views]), or nullopt when the op must compute.
+std::optional<Tensor> eager_view(OpKind kind, const Attrs& attrs, const Tensor& x,
+                                 const TensorMeta& out);
 
 }  // namespace tenferro::ops

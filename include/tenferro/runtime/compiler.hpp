@@ -1,0 +1,57 @@
+#pragma once
+/// \file
+/// `GraphCompiler`: turns traced outputs into a `Program` and optimises it.
+///
+/// ```cpp
+/// GraphCompiler compiler;                      // all passes on
+/// Program p = compiler.compile({y1, y2});      // shared work is computed once
+/// GraphCompiler plain({.fusion = false});      // e.g. to measure fusion
+/// ```
+/// The passes are also available one by one (namespace `passes`), each a
+/// function Program -> Program, so a test can show a program before and
+/// after one pass. They never reassociate floating-point arithmetic:
+/// results are bit-for-bit those of the unoptimised program.
+
+#include <span>
+#include <vector>
+
+#include "tenferro/runtime/program.hpp"
+#include "tenferro/runtime/traced_tensor.hpp"
+
+namespace tenferro {
+
+struct CompileOptions {
+  bool constant_folding = true;    ///< hoist constant-only instructions (computed once per runtime)
+  bool transpose_folding = true;   ///< fold transposes into dot_general operands
+  bool dot_dimension_sorting = true;
+  bool cse = true;                 ///< common-subexpression elimination
+  bool dce = true;                 ///< dead-code elimination
+  bool fusion = true;              ///< fuse chains of elementwise ops
+  bool buffer_reuse = true;        ///< liveness: release early, write in place
+};
+
+class GraphCompiler {
+ public:
+  GraphCompiler() = default;
+  explicit GraphCompiler(CompileOptions options) : options_(options) {}
+
+  Program compile(const TracedTensor& output) const;
+  Program compile(const std::vector<TracedTensor>& outputs) const;
+  /// The program exactly as traced (no pass), for inspection and tests.
+  static Program lower(const std::vector<TracedTensor>& outputs);
+
+ private:
+  CompileOptions options_;
+};
+
+namespace passes {
+Program dead_code_elimination(Program p);
+Program common_subexpression_elimination(Program p);
+Program constant_folding(Program p);
+Program fold_transposes(Program p);
+Program sort_dot_dimensions(Program p);
+Program fuse_elementwise(Program p);
+Program assign_buffers(Program p);
+}  // namespace passes
+
+}  // namespace tenferro

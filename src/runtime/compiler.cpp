@@ -1,0 +1,391 @@
+// GraphCompiler: lowering traced graphs to programs, and the optimisation passes.
+#include "tenferro/runtime/compiler.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace tenferro {
+
+// ---- lowering ----------------------------------------------------------------------
+
+Program GraphCompiler::lower(const std::vector<TracedTensor>& outputs) {
+  Program p;
+  TF_CHECK(!outputs.empty(), ValueError, "compile", "needs at least one output");
+  std::map<std::pair<const Node*, int>, int> slot_of;
+  std::map<std::string, const Node*> input_names;
+  auto new_slot = [&](const SymMeta& m) {
+    p.slot_meta.push_back(m);
+    return p.num_slots() - 1;
+  };
+  // Post-order walk; nodes with known values are leaves (constants).
+  std::set<const Node*> done;
+  std::vector<std::pair<const Node*, std::size_t>> stack;
+  auto visit = [&](const Node* n) {
+    if (n->kind == NodeKind::input) {
+      auto [it, fresh] = input_names.emplace(n->name, n);
+      TF_CHECK(fresh || it->second == n, ValueError, "compile", "two different inputs are named '",
+               n->name, "'");
+      int s = new_slot(n->outputs[0]);
+      slot_of[{n, 0}] = s;
+      p.inputs.push_back({n->name, s, n->outputs[0]});
+      return;
+    }
+    if (!n->values.empty()) {
+      for (std::size_t i = 0; i < n->outputs.size(); ++i) {
+        int s = new_slot(n->outputs[i]);
+        slot_of[{n, static_cast<int>(i)}] = s;
+        p.constants.push_back({s, n->values[i]});
+      }
+      return;
+    }
+    Instruction ins;
+    if (n->kind == NodeKind::primitive) {
+      ins.kind = Instruction::Kind::primitive;
+      ins.op = n->op;
+      ins.attrs = n->attrs;
+    } else {
+      ins.kind = Instruction::Kind::family;
+      ins.family = n->family;
+      ins.family_attrs = n->family_attrs;
+    }
+    for (const Value& v : n->inputs) ins.inputs.push_back(slot_of.at({v.node.get(), v.index}));
+    for (std::size_t i = 0; i < n->outputs.size(); ++i) {
+      int s = new_slot(n->outputs[i]);
+      slot_of[{n, static_cast<int>(i)}] = s;
+      ins.outputs.push_back(s);
+    }
+    p.code.push_back(std::move(ins));
+  };
+  for (const TracedTensor& t : outputs) {
+    TF_CHECK(t.defined(), ValueError, "compile", "an output is an undefined traced tensor");
+    const Node* root = t.graph_value().node.get();
+    if (done.count(root)) continue;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      bool leaf = n->kind == NodeKind::input || !n->values.empty();
+      if (!leaf && next < n->inputs.size()) {
+        const Node* c = n->inputs[next++].node.get();
+        if (!done.count(c)) stack.push_back({c, 0});
+        continue;
+      }
+      const Node* finished = n;
+      stack.pop_back();
+      if (done.insert(finished).second) visit(finished);
+    }
+  }
+  for (const TracedTensor& t : outputs) p.outputs.push_back(slot_of.at({t.graph_value().node.get(), t.graph_value().index}));
+  return p;
+}
+
+Program GraphCompiler::compile(const TracedTensor& output) const {
+  return compile(std::vector<TracedTensor>{output});
+}
+
+Program GraphCompiler::compile(const std::vector<TracedTensor>& outputs) const {
+  Program p = lower(outputs);
+  if (options_.dot_dimension_sorting) p = passes::sort_dot_dimensions(std::move(p));
+  if (options_.transpose_folding) p = passes::fold_transposes(std::move(p));
+  if (options_.cse) p = passes::common_subexpression_elimination(std::move(p));
+  if (options_.dce) p = passes::dead_code_elimination(std::move(p));
+  if (options_.constant_folding) p = passes::constant_folding(std::move(p));
+  if (options_.fusion) p = passes::fuse_elementwise(std::move(p));
+  if (options_.dce) p = passes::dead_code_elimination(std::move(p));
+  if (options_.buffer_reuse) p = passes::assign_buffers(std::move(p));
+  return p;
+}
+
+namespace passes {
+namespace {
+
+// Slot -> index of the producing instruction (-1 for inputs and constants).
+std::vector<int> producers(const Program& p) {
+  std::vector<int> prod(static_cast<std::size_t>(p.num_slots()), -1);
+  for (std::size_t i = 0; i < p.code.size(); ++i)
+    for (int o : p.code[i].outputs) prod[static_cast<std::size_t>(o)] = static_cast<int>(i);
+  return prod;
+}
+
+// Number of reads of every slot (instruction operands and program outputs).
+std::vector<int> use_counts(const Program& p) {
+  std::vector<int> uses(static_cast<std::size_t>(p.num_slots()), 0);
+  for (const Instruction& ins : p.code)
+    for (int s : ins.inputs) ++uses[static_cast<std::size_t>(s)];
+  for (int s : p.outputs) ++uses[static_cast<std::size_t>(s)];
+  return uses;
+}
+
+std::vector<int> identity(int n) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+bool is_primitive(const Instruction& ins, OpKind k) {
+  return ins.kind == Instruction::Kind::primitive && ins.op == k;
+}
+
+}  // namespace
+
+Program dead_code_elimination(Program p) {
+  std::vector<bool> live(static_cast<std::size_t>(p.num_slots()), false);
+  for (int s : p.outputs) live[static_cast<std::size_t>(s)] = true;
+  std::vector<bool> keep(p.code.size(), false);
+  for (std::size_t i = p.code.size(); i-- > 0;) {
+    const Instruction& ins = p.code[i];
+    bool any = false;
+    for (int o : ins.outputs) any = any || live[static_cast<std::size_t>(o)];
+    if (!any) continue;
+    keep[i] = true;
+    for (int s : ins.inputs) live[static_cast<std::size_t>(s)] = true;
+  }
+  std::vector<Instruction> code;
+  for (std::size_t i = 0; i < p.code.size(); ++i)
+    if (keep[i]) code.push_back(std::move(p.code[i]));
+  p.code = std::move(code);
+  std::erase_if(p.constants, [&](const auto& c) { return !live[static_cast<std::size_t>(c.first)]; });
+  return p;
+}
+
+Program common_subexpression_elimination(Program p) {
+  std::vector<int> to = identity(p.num_slots());
+  // Identical constants: same storage, layout and dtype.
+  std::vector<std::pair<int, Tensor>> constants;
+  for (auto& [slot, t] : p.constants) {
+    bool merged = false;
+    for (auto& [s2, t2] : constants)
+      if (t2.storage() == t.storage() && t2.offset() == t.offset() && t2.shape() == t.shape() &&
+          t2.strides() == t.strides() && t2.dtype() == t.dtype()) {
+        to[static_cast<std::size_t>(slot)] = s2;
+        merged = true;
+        break;
+      }
+    if (!merged) constants.push_back({slot, t});
+  }
+  p.constants = std::move(constants);
+  std::unordered_map<std::string, std::size_t> seen;
+  std::vector<Instruction> code;
+  for (Instruction& ins : p.code) {
+    for (int& s : ins.inputs) s = to[static_cast<std::size_t>(s)];
+    std::ostringstream key;
+    key << static_cast<int>(ins.kind) << "|" << ins.name() << "|";
+    if (ins.kind == Instruction::Kind::primitive) key << ins.attrs;
+    if (ins.kind == Instruction::Kind::family) key << static_cast<const void*>(ins.family) << ins.family_attrs;
+    for (int s : ins.inputs) key << "|" << s;
+    auto [it, fresh] = seen.emplace(key.str(), code.size());
+    if (fresh) {
+      code.push_back(std::move(ins));
+      continue;
+    }
+    const Instruction& first = code[it->second];
+    for (std::size_t k = 0; k < ins.outputs.size(); ++k)
+      to[static_cast<std::size_t>(ins.outputs[k])] = first.outputs[k];
+  }
+  p.code = std::move(code);
+  for (int& s : p.outputs) s = to[static_cast<std::size_t>(s)];
+  return p;
+}
+
+Program constant_folding(Program p) {
+  std::vector<bool> constant(static_cast<std::size_t>(p.num_slots()), false);
+  for (const auto& c : p.constants) constant[static_cast<std::size_t>(c.first)] = true;
+  for (Instruction& ins : p.code) {
+    bool all = !ins.inputs.empty();
+    for (int s : ins.inputs) all = all && constant[static_cast<std::size_t>(s)];
+    ins.hoisted = all;
+    if (all)
+      for (int o : ins.outputs) constant[static_cast<std::size_t>(o)] = true;
+  }
+  return p;
+}
+
+Program sort_dot_dimensions(Program p) {
+  for (Instruction& ins : p.code) {
+    if (!is_primitive(ins, OpKind::dot_general)) continue;
+    auto& a = std::get<DotGeneralAttrs>(ins.attrs);
+    std::vector<std::size_t> order(a.lhs_contracting_dimensions.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      return a.lhs_contracting_dimensions[x] < a.lhs_contracting_dimensions[y];
+    });
+    DimVec l, r;
+    for (auto i : order) {
+      l.push_back(a.lhs_contracting_dimensions[i]);
+      r.push_back(a.rhs_contracting_dimensions[i]);
+    }
+    a.lhs_contracting_dimensions = l;
+    a.rhs_contracting_dimensions = r;
+  }
+  return p;
+}
+
+Program fold_transposes(Program p) {
+  std::vector<int> prod = producers(p);
+  for (Instruction& ins : p.code) {
+    if (!is_primitive(ins, OpKind::dot_general)) continue;
+    for (int side = 0; side < 2; ++side) {
+      int src = prod[static_cast<std::size_t>(ins.inputs[static_cast<std::size_t>(side)])];
+      if (src < 0 || !is_primitive(p.code[static_cast<std::size_t>(src)], OpKind::transpose)) continue;
+      const Instruction& t = p.code[static_cast<std::size_t>(src)];
+      const DimVec& perm = std::get<PermutationAttrs>(t.attrs).permutation;
+      auto& a = std::get<DotGeneralAttrs>(ins.attrs);
+      DimVec& batch = side == 0 ? a.lhs_batching_dimensions : a.rhs_batching_dimensions;
+      DimVec& contract = side == 0 ? a.lhs_contracting_dimensions : a.rhs_contracting_dimensions;
+      // Free axes keep their order in the output only if the permutation
+      // maps them to increasing axes of the transpose's operand.
+      std::int64_t last = -1;
+      bool ok = true;
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(perm.size()); ++i) {
+        if (std::find(batch.begin(), batch.end(), i) != batch.end() ||
+            std::find(contract.begin(), contract.end(), i) != contract.end())
+          continue;
+        ok = ok && perm[static_cast<std::size_t>(i)] > last;
+        last = perm[static_cast<std::size_t>(i)];
+      }
+      if (!ok) continue;
+      for (auto& d : batch) d = perm[static_cast<std::size_t>(d)];
+      for (auto& d : contract) d = perm[static_cast<std::size_t>(d)];
+      ins.inputs[static_cast<std::size_t>(side)] = t.inputs[0];
+    }
+  }
+  return p;
+}
+
+Program fuse_elementwise(Program p) {
+  std::vector<int> prod = producers(p);
+  std::vector<int> uses = use_counts(p);
+  std::vector<bool> is_output(static_cast<std::size_t>(p.num_slots()), false);
+  for (int s : p.outputs) is_output[static_cast<std::size_t>(s)] = true;
+  const std::size_t n = p.code.size();
+  auto fusable = [&](std::size_t i) {
+    const Instruction& ins = p.code[i];
+    return ins.kind == Instruction::Kind::primitive && is_fusable(ins.op) && !ins.hoisted;
+  };
+  // A scalar broadcast feeding an elementwise op becomes a rank-0 kernel input.
+  auto scalar_broadcast = [&](int slot) -> int {
+    int src = prod[static_cast<std::size_t>(slot)];
+    if (src < 0 || uses[static_cast<std::size_t>(slot)] != 1 || is_output[static_cast<std::size_t>(slot)]) return -1;
+    const Instruction& b = p.code[static_cast<std::size_t>(src)];
+    if (!is_primitive(b, OpKind::broadcast_in_dim)) return -1;
+    if (!p.slot_meta[static_cast<std::size_t>(b.inputs[0])].shape.empty()) return -1;
+    return b.inputs[0];
+  };
+  // group[i]: the instruction that the result of i is fused into (its only user), or -1.
+  std::vector<int> into(n, -1);
+  for (std::size_t j = 0; j < n; ++j) {
+    if (!fusable(j)) continue;
+    const Instruction& J = p.code[j];
+    for (int s : J.inputs) {
+      int i = prod[static_cast<std::size_t>(s)];
+      if (i < 0 || !fusable(static_cast<std::size_t>(i))) continue;
+      if (uses[static_cast<std::size_t>(s)] != 1 || is_output[static_cast<std::size_t>(s)]) continue;
+      if (p.slot_meta[static_cast<std::size_t>(s)].shape != p.slot_meta[static_cast<std::size_t>(J.outputs[0])].shape)
+        continue;
+      into[static_cast<std::size_t>(i)] = static_cast<int>(j);
+    }
+  }
+  auto root_of = [&](std::size_t i) {
+    while (into[i] >= 0) i = static_cast<std::size_t>(into[i]);
+    return i;
+  };
+  // Collect members per root, in program order.
+  std::map<std::size_t, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < n; ++i)
+    if (fusable(i)) groups[root_of(i)].push_back(i);
+  std::vector<bool> drop(n, false);
+  for (auto& [root, members] : groups) {
+    bool absorbs_scalar = false;
+    for (std::size_t m : members)
+      for (int s : p.code[m].inputs) absorbs_scalar = absorbs_scalar || scalar_broadcast(s) >= 0;
+    if (members.size() < 2 && !absorbs_scalar) continue;
+    Instruction f;
+    f.kind = Instruction::Kind::fused;
+    std::map<int, int> step_of_slot;
+    std::map<int, int> input_of_slot;
+    for (std::size_t m : members) {
+      const Instruction& ins = p.code[m];
+      FusedElementwise::Step st;
+      st.op = ins.op;
+      auto concrete = try_constant_attrs(ins.attrs);
+      TF_INTERNAL_ASSERT(concrete.has_value(), "elementwise attributes are extent-free");
+      st.attrs = *concrete;
+      st.dtype = p.slot_meta[static_cast<std::size_t>(ins.outputs[0])].dtype;
+      for (int s : ins.inputs) {
+        if (auto it = step_of_slot.find(s); it != step_of_slot.end()) {
+          st.args.push_back(it->second);
+          continue;
+        }
+        int src = s;
+        if (int sc = scalar_broadcast(s); sc >= 0) {
+          src = sc;
+          drop[static_cast<std::size_t>(prod[static_cast<std::size_t>(s)])] = true;
+        }
+        auto [it, fresh] = input_of_slot.emplace(src, static_cast<int>(f.inputs.size()));
+        if (fresh) f.inputs.push_back(src);
+        st.args.push_back(-1 - it->second);
+      }
+      step_of_slot[ins.outputs[0]] = static_cast<int>(f.fused.steps.size());
+      f.fused.steps.push_back(std::move(st));
+      if (m != root) drop[m] = true;
+    }
+    f.fused.num_inputs = static_cast<int>(f.inputs.size());
+    f.outputs = p.code[root].outputs;
+    p.code[root] = std::move(f);
+  }
+  std::vector<Instruction> code;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!drop[i]) code.push_back(std::move(p.code[i]));
+  p.code = std::move(code);
+  return p;
+}
+
+Program assign_buffers(Program p) {
+  std::vector<int> last(static_cast<std::size_t>(p.num_slots()), -1);
+  for (std::size_t i = 0; i < p.code.size(); ++i)
+    for (int s : p.code[i].inputs) last[static_cast<std::size_t>(s)] = static_cast<int>(i);
+  std::vector<bool> keep(static_cast<std::size_t>(p.num_slots()), false);
+  for (int s : p.outputs) keep[static_cast<std::size_t>(s)] = true;
+  std::vector<bool> external(static_cast<std::size_t>(p.num_slots()), false);
+  for (const auto& in : p.inputs) external[static_cast<std::size_t>(in.slot)] = true;
+  for (const auto& c : p.constants) external[static_cast<std::size_t>(c.first)] = true;
+  for (std::size_t i = 0; i < p.code.size(); ++i) {
+    Instruction& ins = p.code[i];
+    ins.release.clear();
+    ins.inplace = -1;
+    std::set<int> seen;
+    for (int s : ins.inputs)
+      if (last[static_cast<std::size_t>(s)] == static_cast<int>(i) && !keep[static_cast<std::size_t>(s)] &&
+          seen.insert(s).second)
+        ins.release.push_back(s);
+    bool elementwise = ins.kind == Instruction::Kind::fused ||
+                       (ins.kind == Instruction::Kind::primitive && is_fusable(ins.op));
+    if (!elementwise || ins.hoisted) continue;
+    const SymMeta& out = p.slot_meta[static_cast<std::size_t>(ins.outputs[0])];
+    for (std::size_t k = 0; k < ins.inputs.size(); ++k) {
+      int s = ins.inputs[k];
+      bool dies = last[static_cast<std::size_t>(s)] == static_cast<int>(i) && !keep[static_cast<std::size_t>(s)];
+      // Read exactly once here, so no other operand aliases it.
+      bool once = std::count(ins.inputs.begin(), ins.inputs.end(), s) == 1;
+      if (dies && once && !external[static_cast<std::size_t>(s)] && p.slot_meta[static_cast<std::size_t>(s)] == out) {
+        ins.inplace = static_cast<int>(k);
+        break;
+      }
+    }
+  }
+  // Hoisted results live in the program cache: never overwrite them.
+  std::vector<bool> hoisted_slot(static_cast<std::size_t>(p.num_slots()), false);
+  for (const Instruction& ins : p.code)
+    if (ins.hoisted)
+      for (int o : ins.outputs) hoisted_slot[static_cast<std::size_t>(o)] = true;
+  for (Instruction& ins : p.code)
+    if (ins.inplace >= 0 && hoisted_slot[static_cast<std::size_t>(ins.inputs[static_cast<std::size_t>(ins.inplace)])])
+      ins.inplace = -1;
+  return p;
+}
+
+}  // namespace passes
+}  // namespace tenferro

@@ -1,0 +1,142 @@
+// Each compiler pass: the program text before and after, and unchanged results.
+#include <iostream>
+
+#include "support/test_support.hpp"
+#include "tenferro/runtime.hpp"
+
+using namespace tenferro;
+using namespace tenferro::testing;
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Runs both programs on the same inputs; results must be identical bit for bit.
+void expect_same_results(const Program& a, const Program& b, const RunInputs& in) {
+  CpuBackend backend;
+  auto rt = Runtime::builder().register_engine(cpu_engine(backend)).build();
+  auto ra = rt.run_compiled(a, in), rb = rt.run_compiled(b, in);
+  ASSERT_EQ(ra.size(), rb.size());
+  for (std::size_t i = 0; i < ra.size(); ++i) EXPECT_TRUE(tensors_equal(ra[i], rb[i])) << "output " << i;
+}
+
+void show(const char* pass, const Program& before, const Program& after) {
+  std::cout << "---- " << pass << ": before\n" << before.to_text() << "---- after\n" << after.to_text();
+}
+
+}  // namespace
+
+TEST(Passes, DeadCodeElimination) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim(3), Dim(4)});
+  auto b = TracedTensor::input("b", DType::f64, {Dim(3), Dim(5)});
+  // dot(transpose(a), b): after folding the transpose, the transpose is dead.
+  auto c = a.transpose({1, 0}).matmul(b);
+  Program before = passes::fold_transposes(GraphCompiler::lower({c}));
+  Program after = passes::dead_code_elimination(before);
+  show("dead code elimination", before, after);
+  EXPECT_EQ(count(before.to_text(), "= transpose("), 1u);
+  EXPECT_EQ(count(after.to_text(), "= transpose("), 0u);
+  expect_same_results(before, after, {{"a", random_tensor({3, 4}, DType::f64, 1)}, {"b", random_tensor({3, 5}, DType::f64, 2)}});
+}
+
+TEST(Passes, CommonSubexpressionElimination) {
+  auto x = TracedTensor::input("x", DType::f64, {Dim("n")});
+  auto y = x.exp() + x.exp();  // two separate exp nodes
+  Program before = GraphCompiler::lower({y});
+  Program after = passes::dead_code_elimination(passes::common_subexpression_elimination(before));
+  show("common-subexpression elimination", before, after);
+  EXPECT_EQ(count(before.to_text(), "= exp("), 2u);
+  EXPECT_EQ(count(after.to_text(), "= exp("), 1u);
+  expect_same_results(before, after, {{"x", random_tensor({5}, DType::f64, 3)}});
+}
+
+TEST(Passes, ConstantFolding) {
+  auto k = TracedTensor::from_vec_col_major({2}, std::vector<double>{1.5, -2.0});
+  auto x = TracedTensor::input("x", DType::f64, {Dim(2)});
+  auto y = x * (k.exp() * k);  // exp(k) * k depends only on constants
+  Program before = GraphCompiler::lower({y});
+  Program after = passes::constant_folding(before);
+  show("constant folding", before, after);
+  EXPECT_EQ(count(after.to_text(), "constant (computed once per runtime)"), 2u);
+  EXPECT_EQ(count(before.to_text(), "computed once"), 0u);
+  expect_same_results(before, after, {{"x", random_tensor({2}, DType::f64, 4)}});
+}
+
+TEST(Passes, TransposeFoldingIntoDotGeneral) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim("k"), Dim("m")});
+  auto b = TracedTensor::input("b", DType::f64, {Dim("n"), Dim("k")});
+  auto c = a.transpose().matmul(b.transpose());  // a^T b^T
+  Program before = GraphCompiler::lower({c});
+  Program after = passes::dead_code_elimination(passes::fold_transposes(before));
+  show("transpose folding", before, after);
+  EXPECT_EQ(count(before.to_text(), "= transpose("), 2u);
+  EXPECT_EQ(count(after.to_text(), "= transpose("), 0u);
+  EXPECT_NE(after.to_text().find("lhs_contract=[0] rhs_contract=[1]"), std::string::npos) << after.to_text();
+  expect_same_results(before, after, {{"a", random_tensor({4, 3}, DType::f64, 5)}, {"b", random_tensor({2, 4}, DType::f64, 6)}});
+}
+
+TEST(Passes, DotDimensionSorting) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim(2), Dim(3), Dim(4)});
+  auto b = TracedTensor::input("b", DType::f64, {Dim(4), Dim(3), Dim(5)});
+  // Contract (a2, b0) and (a1, b1), listed in reverse lhs order.
+  auto c = a.dot_general(b, {.lhs_contracting_dimensions = {2, 1}, .rhs_contracting_dimensions = {0, 1}});
+  Program before = GraphCompiler::lower({c});
+  Program after = passes::sort_dot_dimensions(before);
+  show("dot-dimension sorting", before, after);
+  EXPECT_NE(before.to_text().find("lhs_contract=[2, 1] rhs_contract=[0, 1]"), std::string::npos);
+  EXPECT_NE(after.to_text().find("lhs_contract=[1, 2] rhs_contract=[1, 0]"), std::string::npos) << after.to_text();
+  expect_same_results(before, after, {{"a", random_tensor({2, 3, 4}, DType::f64, 7)}, {"b", random_tensor({4, 3, 5}, DType::f64, 8)}});
+}
+
+TEST(Passes, ElementwiseFusion) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim("n")});
+  auto b = TracedTensor::input("b", DType::f64, {Dim("n")});
+  auto c = TracedTensor::input("c", DType::f64, {Dim("n")});
+  auto y = a.exp() * b + c * 2.0;
+  Program before = GraphCompiler::lower({y});
+  Program after = passes::dead_code_elimination(passes::fuse_elementwise(before));
+  show("elementwise fusion", before, after);
+  EXPECT_EQ(count(after.to_text(), "= fused{"), 1u) << after.to_text();
+  EXPECT_EQ(count(after.to_text(), "= exp(%"), 0u);
+  EXPECT_EQ(count(after.to_text(), "= broadcast_in_dim(%"), 0u);  // the scalar 2 is a kernel input
+  for (std::int64_t n : {1, 5, 5000}) {
+    expect_same_results(before, after, {{"a", random_tensor({n}, DType::f64, 9)},
+                                        {"b", random_tensor({n}, DType::f64, 10)},
+                                        {"c", random_tensor({n}, DType::f64, 11)}});
+  }
+}
+
+TEST(Passes, FusionKeepsSharedIntermediates) {
+  auto a = TracedTensor::input("a", DType::f32, {Dim(4)});
+  auto e = a.exp();
+  auto y1 = e * a, y2 = e + a;  // e has two users: it stays materialised
+  Program after = passes::fuse_elementwise(GraphCompiler::lower({y1, y2}));
+  EXPECT_EQ(count(after.to_text(), "= exp(%"), 1u) << after.to_text();
+  expect_same_results(GraphCompiler::lower({y1, y2}), after, {{"a", random_tensor({4}, DType::f32, 12)}});
+}
+
+TEST(Passes, BufferLivenessAndInPlaceReuse) {
+  auto x = TracedTensor::input("x", DType::f64, {Dim("n")});
+  auto t = x.reshape({Dim("n"), Dim(1)}).matmul(x.reshape({Dim(1), Dim("n")}));  // outer product
+  auto y = (t.exp() + 1.0).sum();
+  Program before = passes::fuse_elementwise(GraphCompiler::lower({y}));
+  Program after = passes::assign_buffers(before);
+  show("buffer assignment", before, after);
+  EXPECT_NE(after.to_text().find("; in place of %"), std::string::npos) << after.to_text();
+  EXPECT_NE(after.to_text().find("; release %"), std::string::npos);
+  expect_same_results(before, after, {{"x", random_tensor({6}, DType::f64, 13)}});
+}
+
+TEST(Passes, FullPipelineIsBitForBitTheTracedProgram) {
+  auto x = TracedTensor::input("x", DType::c128, {Dim("n"), Dim("n")});
+  auto y = TracedTensor::input("y", DType::c128, {Dim("n"), Dim("n")});
+  auto z = ((x.matmul(y.transpose()) * x).exp() - x.conj() * 3.0).sum({1});
+  Program plain = GraphCompiler::lower({z});
+  Program opt = GraphCompiler().compile(z);
+  for (std::int64_t n : {1, 3, 40})
+    expect_same_results(plain, opt, {{"x", random_tensor({n, n}, DType::c128, 14)}, {"y", random_tensor({n, n}, DType::c128, 15)}});
+}
