@@ -29,7 +29,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   return broadcast_extents<std::int64_t>(a, b, op);
 }
 
-SymShape broadcast_shapes(const SymShape& a, const SymShape& b, const char* op) {
+SymShape broadcast_sym_shapes(const SymShape& a, const SymShape& b, const char* op) {
   return broadcast_extents<Dim>(a, b, op);
 }
 

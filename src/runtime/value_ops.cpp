@@ -17,7 +17,7 @@ Value unary(OpKind k, const Value& x) { return prim(k, NoAttrs{}, {x}); }
 // Promotes and broadcasts two operands to a common dtype and shape.
 std::pair<Value, Value> align(const Value& a, const Value& b, const char* op) {
   DType d = promote_types(a.dtype(), b.dtype());
-  SymShape s = broadcast_shapes(a.shape(), b.shape(), op);
+  SymShape s = broadcast_sym_shapes(a.shape(), b.shape(), op);
   Value x = a.dtype() == d ? a : convert(a, d);
   Value y = b.dtype() == d ? b : convert(b, d);
   return {broadcast_to(x, s), broadcast_to(y, s)};
@@ -99,7 +99,7 @@ Value where(const Value& cond, const Value& a, const Value& b) {
   TF_CHECK(cond.dtype() == DType::bool_, DTypeError, "where", "condition must be bool, got ",
            cond.dtype());
   DType d = promote_types(a.dtype(), b.dtype());
-  SymShape s = broadcast_shapes(broadcast_shapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
+  SymShape s = broadcast_sym_shapes(broadcast_sym_shapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
   return prim(OpKind::select, NoAttrs{},
               {broadcast_to(cond, s), broadcast_to(convert(a, d), s), broadcast_to(convert(b, d), s)});
 }
@@ -270,7 +270,7 @@ Value matmul(const Value& a, const Value& b) {
   TF_CHECK(x.shape()[1] == y.shape()[0], ShapeError, "matmul", "inner extents differ: ", a.shape(),
            " x ", b.shape());
   SymShape xb(x.shape().begin() + 2, x.shape().end()), yb(y.shape().begin() + 2, y.shape().end());
-  SymShape batch = broadcast_shapes(xb, yb, "matmul");
+  SymShape batch = broadcast_sym_shapes(xb, yb, "matmul");
   std::int64_t nb = static_cast<std::int64_t>(batch.size());
   auto expand = [&](const Value& t) {
     SymShape full{t.shape()[0], t.shape()[1]};

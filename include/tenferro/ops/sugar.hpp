@@ -28,7 +28,7 @@ namespace tenferro {
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast_shapes");
 /// The same over symbolic extents: an axis broadcasts when one side is the
 /// constant 1; otherwise both extents must be the same expression.
-SymShape broadcast_shapes(const SymShape& a, const SymShape& b, const char* op = "broadcast_shapes");
+SymShape broadcast_sym_shapes(const SymShape& a, const SymShape& b, const char* op = "broadcast_shapes");
 
 Tensor add(const Tensor& a, const Tensor& b, Backend& backend);
 Tensor sub(const Tensor& a, const Tensor& b, Backend& backend);
