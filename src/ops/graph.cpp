@@ -1,7 +1,9 @@
 // The graph IR: node construction, symbolic inference, eager evaluation.
 #include "tenferro/ops/graph.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <optional>
 #include <unordered_set>
 
 #include "tenferro/ops/primitives.hpp"
@@ -34,19 +36,51 @@ std::uint64_t next_id() {
 
 SymMeta meta_of(const Tensor& t) { return {t.dtype(), to_sym_shape(t.shape())}; }
 
-// The backend that evaluates a node eagerly: every input has a value and at
-// least one was computed by a backend (Note [Eager evaluation]).
+thread_local Backend* t_scope_backend = nullptr;
+
+// The backend that evaluates a node eagerly: one operand was computed by a
+// backend, or an EagerScope is active (Note [Eager evaluation]).
 Backend* eager_backend(const std::vector<Value>& inputs, const char* op) {
   Backend* b = nullptr;
   for (const Value& v : inputs) {
-    if (!v.has_value()) return nullptr;
     Backend* e = v.node->eager;
     if (e == nullptr) continue;
     TF_CHECK(b == nullptr || b == e, DeviceError, op, "operands were computed by different eager ",
              "runtimes ('", b->name(), "' and '", e->name(), "')");
     b = e;
   }
-  return b;
+  return b != nullptr ? b : t_scope_backend;
+}
+
+// The value of `v` if it is known or computable from constants alone
+// (e.g. a broadcast scalar made by the sugar), evaluated on `b`.
+std::optional<Tensor> constant_value(const Value& v, Backend& b) {
+  if (v.has_value()) return v.value();
+  const Node& n = *v.node;
+  if (n.kind == NodeKind::input) return std::nullopt;
+  std::vector<Tensor> in;
+  for (const Value& x : n.inputs) {
+    auto t = constant_value(x, b);
+    if (!t) return std::nullopt;
+    in.push_back(*t);
+  }
+  if (n.kind == NodeKind::family) return call_family(*n.family, n.family_attrs, in, b)[static_cast<std::size_t>(v.index)];
+  auto attrs = try_constant_attrs(n.attrs);
+  if (!attrs) return std::nullopt;
+  return ops::call(n.op, *attrs, in, b);
+}
+
+// The operands' values when the node is to be evaluated eagerly on `b`.
+std::optional<std::vector<Tensor>> eager_operands(const std::vector<Value>& inputs, Backend* b) {
+  if (b == nullptr) return std::nullopt;
+  std::vector<Tensor> vals;
+  vals.reserve(inputs.size());
+  for (const Value& v : inputs) {
+    auto t = constant_value(v, *b);
+    if (!t) return std::nullopt;
+    vals.push_back(std::move(*t));
+  }
+  return vals;
 }
 
 thread_local bool t_grad_recording = true;
@@ -69,6 +103,8 @@ std::shared_ptr<Node> new_node(NodeKind kind) {
 }  // namespace
 
 bool grad_recording() { return t_grad_recording; }
+EagerScope::EagerScope(Backend& backend) : previous_(t_scope_backend) { t_scope_backend = &backend; }
+EagerScope::~EagerScope() { t_scope_backend = previous_; }
 NoGradGuard::NoGradGuard() : previous_(t_grad_recording) { t_grad_recording = false; }
 NoGradGuard::~NoGradGuard() { t_grad_recording = previous_; }
 
@@ -79,6 +115,12 @@ Value input(std::string name, DType dtype, SymShape shape) {
              "' must be a constant or a single symbol");
   auto n = new_node(NodeKind::input);
   n->name = std::move(name);
+  n->outputs.push_back({dtype, std::move(shape)});
+  return {std::move(n), 0};
+}
+
+Value placeholder(DType dtype, SymShape shape) {
+  auto n = new_node(NodeKind::input);
   n->outputs.push_back({dtype, std::move(shape)});
   return {std::move(n), 0};
 }
@@ -111,10 +153,9 @@ Value apply(OpKind kind, SymAttrs attrs, std::vector<Value> inputs) {
     TF_CHECK(inputs[i].defined(), ValueError, op, "operand ", i, " is undefined");
   auto n = new_node(NodeKind::primitive);
   n->op = kind;
-  if (Backend* b = eager_backend(inputs, op)) {
-    std::vector<Tensor> vals;
-    vals.reserve(inputs.size());
-    for (const Value& v : inputs) vals.push_back(v.value());
+  Backend* b = eager_backend(inputs, op);
+  if (auto vals_opt = eager_operands(inputs, b)) {
+    std::vector<Tensor>& vals = *vals_opt;
     auto concrete = try_constant_attrs(attrs);
     TF_CHECK(concrete.has_value(), ValueError, op, "symbolic attributes ", attrs,
              " on eager operands");
@@ -132,6 +173,7 @@ Value apply(OpKind kind, SymAttrs attrs, std::vector<Value> inputs) {
     metas.reserve(inputs.size());
     for (const Value& v : inputs) metas.push_back(v.meta());
     n->outputs.push_back(infer(kind, attrs, metas));
+    n->tracks_grad = std::any_of(inputs.begin(), inputs.end(), [](const Value& v) { return v.node->tracks_grad; });
   }
   n->attrs = std::move(attrs);
   n->inputs = std::move(inputs);
@@ -144,10 +186,9 @@ std::vector<Value> apply_family(const FamilyOp& fop, FamilyAttrs attrs, std::vec
     TF_CHECK(inputs[i].defined(), ValueError, op, "operand ", i, " is undefined");
   auto n = new_node(NodeKind::family);
   n->family = &fop;
-  if (Backend* b = eager_backend(inputs, op)) {
-    std::vector<Tensor> vals;
-    for (const Value& v : inputs) vals.push_back(v.value());
-    n->values = call_family(fop, attrs, vals, *b);
+  Backend* b = eager_backend(inputs, op);
+  if (auto vals_opt = eager_operands(inputs, b)) {
+    n->values = call_family(fop, attrs, *vals_opt, *b);
     for (const Tensor& t : n->values) n->outputs.push_back(meta_of(t));
     n->eager = b;
     if (!keeps_history(inputs)) {
@@ -160,6 +201,7 @@ std::vector<Value> apply_family(const FamilyOp& fop, FamilyAttrs attrs, std::vec
       return outs;
     }
   } else {
+    n->tracks_grad = std::any_of(inputs.begin(), inputs.end(), [](const Value& v) { return v.node->tracks_grad; });
     std::vector<SymMeta> metas;
     for (const Value& v : inputs) metas.push_back(v.meta());
     if (fop.sym_infer) {

@@ -26,6 +26,8 @@ Program GraphCompiler::lower(const std::vector<TracedTensor>& outputs) {
   std::vector<std::pair<const Node*, std::size_t>> stack;
   auto visit = [&](const Node* n) {
     if (n->kind == NodeKind::input) {
+      TF_CHECK(!n->name.empty(), ValueError, "compile",
+               "the outputs depend on an unnamed input (an AD tangent placeholder)");
       auto [it, fresh] = input_names.emplace(n->name, n);
       TF_CHECK(fresh || it->second == n, ValueError, "compile", "two different inputs are named '",
                n->name, "'");

@@ -34,6 +34,7 @@
 
 #include "tenferro/ops/backend.hpp"
 #include "tenferro/ops/infer.hpp"
+#include "tenferro/ops/value.hpp"
 #include "tenferro/tensor/tensor.hpp"
 
 namespace tenferro {
@@ -94,10 +95,26 @@ struct FamilyOp {
   std::string name;      ///< "family.op", e.g. "linalg.svd"
   int num_inputs = 1;    ///< -1 for variadic
   int num_outputs = 1;
+  /// Forward-mode rule (tenferro::ad): output tangents from input tangents,
+  /// written with graph operations (runtime/value_ops.hpp) so that it runs
+  /// traced and eager alike and is itself differentiable. An undefined
+  /// `Value` is a zero tangent, in and out.
+  using JvpFn = std::function<std::vector<Value>(const FamilyAttrs&, std::span<const Value> inputs,
+                                                 std::span<const Value> outputs,
+                                                 std::span<const Value> tangents)>;
+  /// Transpose rule of a linear op: cotangents of the inputs marked linear
+  /// from the output cotangents (undefined Value = zero), as the adjoint for
+  /// the real inner product Re<u, v> (see tenferro/ad.hpp).
+  using TransposeFn = std::function<std::vector<Value>(
+      const FamilyAttrs&, std::span<const Value> inputs, std::span<const bool> linear,
+      std::span<const Value> cotangents)>;
+
   InferFn infer{};
   SymInferFn sym_infer{};  ///< optional, see SymInferFn
   KernelFn cpu_kernel{};   ///< empty when the family has no CPU kernel
   KernelFn cuda_kernel{};  ///< empty when the family has no CUDA kernel
+  JvpFn jvp{};             ///< empty: not differentiable
+  TransposeFn transpose{}; ///< linear ops only
 };
 
 /// A named collection of family ops.

@@ -28,29 +28,11 @@
 #include "tenferro/ops/backend.hpp"
 #include "tenferro/ops/dim.hpp"
 #include "tenferro/ops/family.hpp"
+#include "tenferro/ops/value.hpp"
 #include "tenferro/ops/infer.hpp"
 #include "tenferro/tensor/tensor.hpp"
 
 namespace tenferro {
-
-struct Node;
-
-/// One output of a node.
-struct Value {
-  std::shared_ptr<const Node> node;
-  int index = 0;
-
-  bool defined() const { return node != nullptr; }
-  const SymMeta& meta() const;
-  DType dtype() const { return meta().dtype; }
-  const SymShape& shape() const { return meta().shape; }
-  std::int64_t ndim() const { return static_cast<std::int64_t>(meta().shape.size()); }
-  /// True when the value is known (a constant or an eagerly evaluated node).
-  bool has_value() const;
-  /// The concrete value (ValueError when not known).
-  const Tensor& value() const;
-  bool operator==(const Value& o) const { return node == o.node && index == o.index; }
-};
 
 enum class NodeKind : std::uint8_t { input, constant, primitive, family };
 
@@ -83,6 +65,9 @@ namespace graph {
 Value input(std::string name, DType dtype, SymShape shape);
 /// A constant (host) tensor.
 Value constant(Tensor value);
+/// An unnamed input with any extents: the tangent stand-ins of reverse mode
+/// (tenferro::ad); never part of a compiled program.
+Value placeholder(DType dtype, SymShape shape);
 /// A value computed eagerly on `backend` (a leaf of eager history).
 Value eager_leaf(Tensor value, Backend& backend, bool requires_grad = false);
 /// A primitive node; runs symbolic inference (or evaluates eagerly).
@@ -102,6 +87,20 @@ class NoGradGuard {
 
  private:
   bool previous_;
+};
+
+/// Within its lifetime, nodes whose operands all have values are evaluated on
+/// `backend` even when no operand was computed by a backend (e.g. constant
+/// subexpressions inside derivative rules during eager backward()).
+class EagerScope {
+ public:
+  explicit EagerScope(Backend& backend);
+  ~EagerScope();
+  EagerScope(const EagerScope&) = delete;
+  EagerScope& operator=(const EagerScope&) = delete;
+
+ private:
+  Backend* previous_;
 };
 
 /// The nodes reachable from `roots`, inputs before users (a topological order).

@@ -1,0 +1,102 @@
+// Eager AD: backward() and the functional vjp/jvp of EagerRuntime, run by the
+// same transforms with every node evaluated as it is created.
+#include <unordered_set>
+
+#include "tenferro/ad.hpp"
+#include "tenferro/ops/primitives.hpp"
+#include "tenferro/runtime/eager.hpp"
+#include "tenferro/runtime/value_ops.hpp"
+
+namespace tenferro {
+namespace {
+
+Backend& backend_of(const Value& v, const char* op) {
+  TF_CHECK(v.defined() && v.node->eager != nullptr, ValueError, op, "the tensor does not belong to an eager runtime");
+  return *v.node->eager;
+}
+
+// The requires_grad leaves that `y` depends on, in discovery order.
+std::vector<Value> grad_leaves(const Value& y) {
+  std::vector<Value> leaves;
+  std::unordered_set<const Node*> seen;
+  std::vector<Value> stack{y};
+  while (!stack.empty()) {
+    Value v = stack.back();
+    stack.pop_back();
+    if (!seen.insert(v.node.get()).second) continue;
+    if (v.node->requires_grad) leaves.push_back(Value{v.node, 0});
+    for (const Value& in : v.node->inputs) stack.push_back(in);
+  }
+  return leaves;
+}
+
+}  // namespace
+
+void EagerTensor::backward() const {
+  TF_CHECK(defined(), ValueError, "backward", "undefined tensor");
+  TF_CHECK(ndim() == 0, ValueError, "backward", "needs a rank-0 output without a seed, got shape ", shape(),
+           "; pass a seed (cotangent) of the output's shape");
+  TF_CHECK(kRealFloatDTypes.contains(dtype()), DTypeError, "backward", "needs a real float output, got ", dtype());
+  Backend& b = backend_of(value_, "backward");
+  backward(EagerTensor(graph::eager_leaf(Tensor::full({}, Scalar(1.0), dtype()), b, false)));
+}
+
+void EagerTensor::backward(const EagerTensor& seed) const {
+  TF_CHECK(defined() && seed.defined(), ValueError, "backward", "undefined tensor");
+  Backend& b = backend_of(value_, "backward");
+  TF_CHECK(value_.node->tracks_grad, ValueError, "backward",
+           "the tensor does not depend on any tensor that requires grad");
+  TF_CHECK(seed.dtype() == dtype() && seed.concrete_shape() == concrete_shape(), ShapeError, "backward", "seed ",
+           seed.dtype(), seed.concrete_shape(), " does not match the output ", dtype(), concrete_shape());
+  std::vector<Value> leaves = grad_leaves(value_);
+  graph::EagerScope scope(b);
+  graph::NoGradGuard no_history;  // the backward pass itself records nothing
+  std::vector<Value> ys{value_}, cts{seed.graph_value()};
+  std::vector<Value> g = ad::vjp(ys, cts, leaves);
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    const Node& leaf = *leaves[i].node;
+    Tensor gi = g[i].value();
+    leaf.grad = leaf.grad.defined() ? ops::add(leaf.grad, gi, b) : gi.contiguous();
+  }
+}
+
+std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> EagerRuntime::vjp(
+    const Function& f, const std::vector<EagerTensor>& inputs, const std::vector<EagerTensor>& cotangents) const {
+  std::vector<EagerTensor> leaves;
+  for (const auto& x : inputs) leaves.push_back(x.requires_grad());
+  std::vector<EagerTensor> outs = f(leaves);
+  TF_CHECK(outs.size() == cotangents.size(), ValueError, "vjp", "f returned ", outs.size(), " outputs but ",
+           cotangents.size(), " cotangents were given");
+  graph::EagerScope scope(*backend_);
+  graph::NoGradGuard no_history;
+  std::vector<Value> ys, cts, xs;
+  for (const auto& o : outs) ys.push_back(o.graph_value());
+  for (const auto& c : cotangents) cts.push_back(c.graph_value());
+  for (const auto& l : leaves) xs.push_back(l.graph_value());
+  std::vector<Value> g = ad::vjp(ys, cts, xs);
+  std::vector<EagerTensor> detached, grads;
+  for (const auto& o : outs) detached.push_back(o.detach());
+  for (Value& v : g) grads.emplace_back(std::move(v));
+  return {detached, grads};
+}
+
+std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> EagerRuntime::jvp(
+    const Function& f, const std::vector<EagerTensor>& inputs, const std::vector<EagerTensor>& tangents) const {
+  std::vector<EagerTensor> leaves;
+  for (const auto& x : inputs) leaves.push_back(x.requires_grad());
+  std::vector<EagerTensor> outs = f(leaves);
+  graph::EagerScope scope(*backend_);
+  graph::NoGradGuard no_history;
+  std::vector<Value> ys, xs, ts;
+  for (const auto& o : outs) ys.push_back(o.graph_value());
+  for (const auto& l : leaves) xs.push_back(l.graph_value());
+  for (const auto& t : tangents) ts.push_back(t.graph_value());
+  std::vector<Value> d = ad::jvp(ys, xs, ts);
+  std::vector<EagerTensor> detached, dirs;
+  for (const auto& o : outs) detached.push_back(o.detach());
+  for (std::size_t i = 0; i < d.size(); ++i)
+    dirs.emplace_back(d[i].defined() ? d[i] : vops::zeros_like(ys[i]));
+  return {detached, dirs};
+}
+
+}  // namespace tenferro

@@ -1,0 +1,18 @@
+#pragma once
+// The per-primitive derivative rules (rules.cpp) used by the transforms.
+#include <span>
+#include <vector>
+
+#include "tenferro/ops/graph.hpp"
+
+namespace tenferro::ad::detail {
+
+/// Tangent of output `out` of primitive node `n` for input tangents `t`
+/// (undefined = zero); undefined result = zero tangent.
+Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t);
+/// Cotangents of the operands marked linear, for output cotangent `ct`.
+std::vector<Value> transpose_rule(const Node& n, const Value& ct, std::span<const bool> linear);
+/// Whether the primitive can appear in a linear (tangent) graph.
+bool has_transpose(OpKind kind);
+
+}  // namespace tenferro::ad::detail

@@ -1,0 +1,243 @@
+// The AD transforms on graph values: JVP (forward sweep), VJP as
+// linearize-then-transpose, grad, hvp, and the TracedTensor methods.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <memory>
+
+#include "rules.hpp"
+#include "tenferro/ad.hpp"
+#include "tenferro/runtime/value_ops.hpp"
+
+namespace tenferro {
+namespace ad {
+namespace {
+
+using Key = std::pair<const Node*, int>;
+
+Key key(const Value& v) { return {v.node.get(), v.index}; }
+
+// Nodes reachable from `roots` in topological order (operands first), as owning pointers.
+std::vector<std::shared_ptr<const Node>> topo(std::span<const Value> roots) {
+  std::vector<std::shared_ptr<const Node>> order;
+  std::unordered_set<const Node*> seen;
+  std::vector<std::pair<std::shared_ptr<const Node>, std::size_t>> stack;
+  for (const Value& r : roots) {
+    if (!r.defined() || seen.count(r.node.get())) continue;
+    seen.insert(r.node.get());
+    stack.push_back({r.node, 0});
+    while (!stack.empty()) {
+      auto& top = stack.back();
+      if (top.second < top.first->inputs.size()) {
+        const Value& c = top.first->inputs[top.second++];
+        if (!seen.count(c.node.get())) {
+          seen.insert(c.node.get());
+          stack.push_back({c.node, 0});
+        }
+      } else {
+        order.push_back(top.first);
+        stack.pop_back();
+      }
+    }
+  }
+  return order;
+}
+
+bool differentiable(DType d) { return is_float(d); }
+
+void check_pair(const Value& primal, const Value& tangent, const char* op, const char* what) {
+  TF_CHECK(primal.defined(), ValueError, op, "undefined tensor to differentiate");
+  if (!tangent.defined()) return;
+  TF_CHECK(differentiable(primal.dtype()), DTypeError, op, "cannot differentiate with respect to a ", primal.dtype(),
+           " tensor");
+  TF_CHECK(tangent.dtype() == primal.dtype(), DTypeError, op, what, " has dtype ", tangent.dtype(),
+           ", expected ", primal.dtype());
+  bool ok = tangent.shape().size() == primal.shape().size();
+  for (std::size_t i = 0; ok && i < tangent.shape().size(); ++i)
+    ok = !known_different(tangent.shape()[i], primal.shape()[i]);
+  TF_CHECK(ok, ShapeError, op, what, " has shape ", tangent.shape(), ", expected ", primal.shape());
+}
+
+Value accumulate(const Value& a, const Value& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return graph::apply(OpKind::add, NoAttrs{}, {a, b});
+}
+
+}  // namespace
+
+std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wrt, std::span<const Value> tangents) {
+  TF_CHECK(wrt.size() == tangents.size(), ValueError, "jvp", wrt.size(), " inputs but ", tangents.size(),
+           " tangents");
+  std::map<Key, Value> tan;
+  std::set<Key> seeded;
+  for (std::size_t i = 0; i < wrt.size(); ++i) {
+    check_pair(wrt[i], tangents[i], "jvp", "tangent");
+    seeded.insert(key(wrt[i]));
+    if (tangents[i].defined()) tan[key(wrt[i])] = tangents[i];
+  }
+  for (const auto& node : topo(outputs)) {
+    if (node->kind == NodeKind::input || node->kind == NodeKind::constant) continue;
+    std::vector<Value> t(node->inputs.size());
+    bool any = false;
+    for (std::size_t i = 0; i < node->inputs.size(); ++i) {
+      auto it = tan.find(key(node->inputs[i]));
+      if (it != tan.end()) {
+        t[i] = it->second;
+        any = true;
+      }
+    }
+    if (!any) continue;
+    std::vector<Value> out_t;
+    if (node->kind == NodeKind::primitive) {
+      out_t.push_back(detail::jvp_rule(*node, Value{node, 0}, t));
+    } else {
+      const FamilyOp& f = *node->family;
+      TF_CHECK(static_cast<bool>(f.jvp), UnimplementedError, f.name, "has no derivative rule");
+      std::vector<Value> outs;
+      for (std::size_t k = 0; k < node->outputs.size(); ++k) outs.push_back(Value{node, static_cast<int>(k)});
+      out_t = f.jvp(node->family_attrs, node->inputs, outs, t);
+      TF_INTERNAL_ASSERT(out_t.size() == outs.size(), f.name, " jvp returned ", out_t.size(), " tangents");
+    }
+    for (std::size_t k = 0; k < out_t.size(); ++k) {
+      Key kk{node.get(), static_cast<int>(k)};
+      if (seeded.count(kk) || !out_t[k].defined()) continue;  // seeded values keep their tangent
+      if (!differentiable(node->outputs[k].dtype)) continue;  // integer/bool results: zero
+      tan[kk] = out_t[k];
+    }
+  }
+  std::vector<Value> res;
+  for (const Value& y : outputs) {
+    auto it = tan.find(key(y));
+    res.push_back(it == tan.end() ? Value{} : it->second);
+  }
+  return res;
+}
+
+std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> cotangents, std::span<const Value> wrt) {
+  TF_CHECK(outputs.size() == cotangents.size(), ValueError, "vjp", outputs.size(), " outputs but ",
+           cotangents.size(), " cotangents");
+  for (std::size_t j = 0; j < outputs.size(); ++j) check_pair(outputs[j], cotangents[j], "vjp", "cotangent");
+  // Linearize: tangent placeholders for the inputs, tangents of the outputs.
+  std::vector<Value> place;
+  std::unordered_set<const Node*> placeholders;
+  for (const Value& x : wrt) {
+    TF_CHECK(x.defined(), ValueError, "vjp", "undefined tensor to differentiate");
+    TF_CHECK(differentiable(x.dtype()), DTypeError, "vjp", "cannot differentiate with respect to a ", x.dtype(),
+             " tensor");
+    Value p = graph::placeholder(x.dtype(), x.shape());
+    placeholders.insert(p.node.get());
+    place.push_back(p);
+  }
+  std::vector<Value> ty = jvp(outputs, wrt, place);
+  // Linear nodes: those that depend on a placeholder.
+  std::vector<std::shared_ptr<const Node>> order = topo(ty);
+  std::unordered_set<const Node*> linear;
+  for (const auto& n : order) {
+    if (placeholders.count(n.get())) {
+      linear.insert(n.get());
+      continue;
+    }
+    for (const Value& in : n->inputs)
+      if (linear.count(in.node.get())) {
+        linear.insert(n.get());
+        break;
+      }
+  }
+  // Transpose: cotangents flow from the output tangents back to the placeholders.
+  std::map<Key, Value> ct;
+  for (std::size_t j = 0; j < ty.size(); ++j)
+    if (ty[j].defined() && cotangents[j].defined()) ct[key(ty[j])] = accumulate(ct[key(ty[j])], cotangents[j]);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const auto& node = *it;
+    if (!linear.count(node.get()) || placeholders.count(node.get())) continue;
+    const std::size_t ni = node->inputs.size();
+    std::unique_ptr<bool[]> lin(new bool[ni]);
+    for (std::size_t i = 0; i < ni; ++i) lin[i] = linear.count(node->inputs[i].node.get()) > 0;
+    std::span<const bool> lin_span(lin.get(), ni);
+    std::vector<Value> in_ct;
+    if (node->kind == NodeKind::primitive) {
+      auto c = ct.find({node.get(), 0});
+      if (c == ct.end() || !c->second.defined()) continue;
+      in_ct = detail::transpose_rule(*node, c->second, lin_span);
+    } else {
+      const FamilyOp& f = *node->family;
+      std::vector<Value> cts;
+      bool any = false;
+      for (std::size_t k = 0; k < node->outputs.size(); ++k) {
+        auto c = ct.find({node.get(), static_cast<int>(k)});
+        cts.push_back(c == ct.end() ? Value{} : c->second);
+        any = any || cts.back().defined();
+      }
+      if (!any) continue;
+      TF_CHECK(static_cast<bool>(f.transpose), InternalError, f.name,
+               "appears in a tangent graph but has no transpose rule");
+      in_ct = f.transpose(node->family_attrs, node->inputs, lin_span, cts);
+    }
+    for (std::size_t i = 0; i < ni; ++i) {
+      if (!lin[i] || i >= in_ct.size() || !in_ct[i].defined()) continue;
+      Value c = in_ct[i];
+      DType want = node->inputs[i].dtype();
+      if (c.dtype() != want) c = vops::convert(c, want);
+      Key k = key(node->inputs[i]);
+      ct[k] = accumulate(ct[k], c);
+    }
+  }
+  std::vector<Value> res;
+  for (std::size_t i = 0; i < wrt.size(); ++i) {
+    auto it = ct.find(key(place[i]));
+    res.push_back(it == ct.end() || !it->second.defined() ? vops::zeros_like(wrt[i]) : it->second);
+  }
+  return res;
+}
+
+bool has_jvp_rule(OpKind) { return true; }
+bool has_transpose_rule(OpKind kind) { return detail::has_transpose(kind); }
+
+}  // namespace ad
+
+namespace {
+
+void check_scalar_loss(const Value& y, const char* op) {
+  TF_CHECK(y.defined(), ValueError, op, "undefined output");
+  TF_CHECK(y.ndim() == 0, ValueError, op, "needs a rank-0 output, got shape ", y.shape(),
+           "; use vjp with a cotangent for other outputs");
+  TF_CHECK(kRealFloatDTypes.contains(y.dtype()), DTypeError, op, "needs a real float output, got ", y.dtype(),
+           is_complex(y.dtype()) ? "; differentiate a real function of it (e.g. abs or real)" : "");
+}
+
+}  // namespace
+
+std::vector<TracedTensor> grad(const TracedTensor& y, const std::vector<TracedTensor>& wrt) {
+  check_scalar_loss(y.graph_value(), "grad");
+  std::vector<Value> xs;
+  for (const auto& x : wrt) xs.push_back(x.graph_value());
+  Value one = vops::scalar(Scalar(1.0), y.dtype());
+  std::vector<Value> ys{y.graph_value()}, cts{one};
+  std::vector<Value> g = ad::vjp(ys, cts, xs);
+  std::vector<TracedTensor> out;
+  for (Value& v : g) out.emplace_back(std::move(v));
+  return out;
+}
+
+TracedTensor hvp(const TracedTensor& y, const TracedTensor& x, const TracedTensor& v) {
+  return y.grad(x).jvp(x, v);
+}
+
+TracedTensor TracedTensor::grad(const TracedTensor& wrt) const { return tenferro::grad(*this, {wrt})[0]; }
+
+TracedTensor TracedTensor::vjp(const TracedTensor& wrt, const TracedTensor& cotangent) const {
+  std::vector<Value> ys{graph_value()}, cts{cotangent.graph_value()}, xs{wrt.graph_value()};
+  return TracedTensor(ad::vjp(ys, cts, xs)[0]);
+}
+
+TracedTensor TracedTensor::jvp(const TracedTensor& wrt, const TracedTensor& tangent) const {
+  std::vector<Value> ys{graph_value()}, xs{wrt.graph_value()}, ts{tangent.graph_value()};
+  TF_CHECK(is_float(dtype()), DTypeError, "jvp", "cannot differentiate a ", dtype(), " output");
+  Value t = ad::jvp(ys, xs, ts)[0];
+  return TracedTensor(t.defined() ? t : vops::zeros_like(graph_value()));
+}
+
+}  // namespace tenferro
