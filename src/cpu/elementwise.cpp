@@ -7,6 +7,7 @@
 #include "kernels.hpp"
 #include "loops.hpp"
 #include "scalar_ops.hpp"
+#include "vector_math.hpp"
 
 namespace tenferro::cpu {
 namespace {
@@ -26,7 +27,9 @@ void map1(const Tensor& out, const Tensor& a, F f) {
     Out* po = o + off[0];
     const A* pa = x + off[1];
     if (st[0] == 1 && st[1] == 1) {
-      for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i]);
+      if constexpr (requires { F::array(pa, po, n); }) F::array(pa, po, n);
+      else
+        for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i]);
     } else {
       for (std::int64_t i = 0; i < n; ++i) po[i * st[0]] = f(pa[i * st[1]]);
     }
@@ -152,7 +155,10 @@ void dispatch(OpKind kind, const Attrs& attrs, const DType* in, DType out, V&& v
     case OpKind::sign:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return sign_of(x); }); });
     case OpKind::exp:
-      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return std::exp(x); }); });
+      return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() {
+        if constexpr (is_complex_v<T>) v.template unary<T, T>([](T x) { return std::exp(x); });
+        else v.template unary<T, T>(RealExp<T>{});  // Note [Vector exp]
+      });
     case OpKind::log:
       return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>([](T x) { return std::log(x); }); });
     case OpKind::sin:
@@ -234,7 +240,9 @@ struct ArrayVisitor {
     Out* o = static_cast<Out*>(out);
     const A* a = static_cast<const A*>(args[0]);
     if (strides[0] == 1) {
-      for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+      if constexpr (requires { F::array(a, o, n); }) F::array(a, o, n);
+      else
+        for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
     } else {
       const Out r = f(*a);
       for (std::int64_t i = 0; i < n; ++i) o[i] = r;

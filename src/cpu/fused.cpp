@@ -5,6 +5,7 @@
 // block of kBlock elements runs every step through the same scalar
 // functions as the unfused kernels (elementwise_arrays), keeping the
 // intermediates of a block in per-thread scratch that stays in L1.
+#include <memory>
 #include <vector>
 
 #include "kernels.hpp"
@@ -49,9 +50,18 @@ void fused_elementwise(const FusedElementwise& k, std::span<const Tensor> in, co
   }
   const std::size_t ns = k.steps.size();
   char* obase = static_cast<char*>(out.data_ptr());
+  const std::int64_t block = std::min(kBlock, n);
   auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
-    std::vector<std::vector<char>> scratch(ns);
-    for (std::size_t s = 0; s + 1 < ns; ++s) scratch[s].resize(static_cast<std::size_t>(kBlock) * 16);
+    // Uninitialised scratch for the intermediate steps of one block.
+    std::vector<std::size_t> at(ns, 0);
+    std::size_t total = 0;
+    for (std::size_t s = 0; s + 1 < ns; ++s) {
+      at[s] = total;
+      total += static_cast<std::size_t>(block) * dtype_size(k.steps[s].dtype);
+      total = (total + 63) & ~std::size_t{63};
+    }
+    std::unique_ptr<char[]> buffer(new char[total + 64]);
+    auto scratch = [&](std::size_t s) { return buffer.get() + at[s]; };
     const void* args[3];
     std::int64_t st[3];
     DType dts[3];
@@ -62,7 +72,7 @@ void fused_elementwise(const FusedElementwise& k, std::span<const Tensor> in, co
         for (std::size_t j = 0; j < step.args.size(); ++j) {
           int a = step.args[j];
           if (a >= 0) {
-            args[j] = scratch[static_cast<std::size_t>(a)].data();
+            args[j] = scratch(static_cast<std::size_t>(a));
             st[j] = 1;
             dts[j] = k.steps[static_cast<std::size_t>(a)].dtype;
           } else {
@@ -74,7 +84,7 @@ void fused_elementwise(const FusedElementwise& k, std::span<const Tensor> in, co
           }
         }
         void* dst = s + 1 == ns ? static_cast<void*>(obase + p * std::int64_t(dtype_size(out.dtype())))
-                                : static_cast<void*>(scratch[s].data());
+                                : static_cast<void*>(scratch(s));
         elementwise_arrays(step.op, step.attrs, dts, step.dtype, args, st, dst, len);
       }
     }

@@ -68,7 +68,12 @@ struct Loop {
       return;
     }
     const std::int64_t* key = strides[static_cast<std::size_t>(order_by)];
-    std::stable_sort(idx, idx + r, [&](int a, int b) { return std::llabs(key[a]) < std::llabs(key[b]); });
+    // Stable insertion sort by |stride| (ranks are small; no allocation).
+    for (int a = 1; a < r; ++a) {
+      int v = idx[a], b = a;
+      for (; b > 0 && std::llabs(key[idx[b - 1]]) > std::llabs(key[v]); --b) idx[b] = idx[b - 1];
+      idx[b] = v;
+    }
     for (int j = 0; j < r; ++j) {
       std::int64_t n = shape[static_cast<std::size_t>(idx[j])];
       bool merge = rank > 0;

@@ -85,19 +85,19 @@ std::string Program::to_dot() const {
   os << "digraph program {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
   std::vector<std::string> producer(static_cast<std::size_t>(num_slots()));
   for (const ProgramInput& in : inputs) {
-    std::string id = "s" + std::to_string(in.slot);
+    std::string id = detail::str("s", in.slot);
     producer[static_cast<std::size_t>(in.slot)] = id;
     os << "  " << id << " [shape=ellipse, label=\"" << in.name << "\\n" << in.meta << "\"];\n";
   }
   for (const auto& [slot, t] : constants) {
-    std::string id = "s" + std::to_string(slot);
+    std::string id = detail::str("s", slot);
     producer[static_cast<std::size_t>(slot)] = id;
     os << "  " << id << " [shape=note, label=\"constant\\n" << slot_meta[static_cast<std::size_t>(slot)]
        << "\"];\n";
   }
   for (std::size_t i = 0; i < code.size(); ++i) {
     const Instruction& ins = code[i];
-    std::string id = "i" + std::to_string(i);
+    std::string id = detail::str("i", i);
     std::string label = ins.name();
     for (char& c : label)
       if (c == '"') c = '\'';

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "tenferro/ops/infer.hpp"
@@ -114,10 +115,18 @@ bool all_bound(const SymShape& s, const DimBindings& env) {
 struct Planned {
   Attrs attrs;
   TensorMeta out;
+  Strides strides;  // the output layout
   bool ready = false;
 };
 
+constexpr std::size_t kMaxPlans = 64;
+
 }  // namespace
+
+struct RunPlan {
+  std::vector<Planned> steps;
+  bool complete = false;  // every instruction planned (no data-dependent extent)
+};
 
 std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& given) const {
   TF_CHECK(state_ != nullptr, ValueError, "run_compiled", "the runtime was not built");
@@ -172,7 +181,19 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
              "' has no kernel for it");
   }
   // ---- check shapes before any kernel runs (up to the first data-dependent extent) ----
-  std::vector<Planned> plan(p.code.size());
+  std::vector<Shape> signature;
+  for (const Tensor& t : bound) signature.push_back(t.shape());
+  std::shared_ptr<const RunPlan> cached;
+  {
+    std::lock_guard<std::mutex> lock(p.cache->mutex);
+    auto it = p.cache->plans.find(signature);
+    if (it != p.cache->plans.end()) cached = it->second;
+  }
+  if (!cached) {
+    auto fresh = std::make_shared<RunPlan>();
+    std::vector<Planned>& plan = fresh->steps;
+    plan.resize(p.code.size());
+    bool complete = true;
   {
     std::vector<TensorMeta> meta(static_cast<std::size_t>(p.num_slots()));
     std::vector<bool> known(static_cast<std::size_t>(p.num_slots()), false);
@@ -188,7 +209,10 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
       const Instruction& ins = p.code[i];
       bool ready = true;
       for (int s : ins.inputs) ready = ready && known[static_cast<std::size_t>(s)];
-      if (!ready) continue;
+      if (!ready) {
+        complete = false;
+        continue;
+      }
       std::vector<TensorMeta> in;
       for (int s : ins.inputs) in.push_back(meta[static_cast<std::size_t>(s)]);
       try {
@@ -202,6 +226,8 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
           }
           if (concrete)
             for (int o : ins.outputs) known[static_cast<std::size_t>(o)] = true;
+          else
+            complete = false;
           continue;
         }
         TensorMeta out;
@@ -222,6 +248,9 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
           out = infer(ins.op, plan[i].attrs, in);
         }
         plan[i].out = out;
+        plan[i].strides = ins.kind == Instruction::Kind::primitive
+                              ? ops::preferred_strides(ins.op, plan[i].attrs, out.shape)
+                              : col_major_strides(out.shape);
         plan[i].ready = true;
         meta[static_cast<std::size_t>(ins.outputs[0])] = out;
         known[static_cast<std::size_t>(ins.outputs[0])] = true;
@@ -230,6 +259,15 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
       }
     }
   }
+    fresh->complete = complete;
+    cached = fresh;
+    if (complete) {
+      std::lock_guard<std::mutex> lock(p.cache->mutex);
+      if (p.cache->plans.size() >= kMaxPlans) p.cache->plans.erase(p.cache->plans.begin());
+      p.cache->plans.emplace(signature, cached);
+    }
+  }
+  const std::vector<Planned>& plan = cached->steps;
   // ---- execute ------------------------------------------------------------------------
   std::vector<Tensor> slot(static_cast<std::size_t>(p.num_slots()));
   for (std::size_t k = 0; k < p.inputs.size(); ++k) slot[static_cast<std::size_t>(p.inputs[k].slot)] = bound[k];
@@ -252,11 +290,11 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
   if (have_cache)
     for (const auto& [s, t] : hoisted_cache) slot[static_cast<std::size_t>(s)] = t;
   std::vector<std::pair<int, Tensor>> new_hoisted;
+  std::vector<Tensor> in;
   for (std::size_t i = 0; i < p.code.size(); ++i) {
     const Instruction& ins = p.code[i];
     if (ins.hoisted && have_cache) continue;
-    std::vector<Tensor> in;
-    in.reserve(ins.inputs.size());
+    in.clear();
     for (int s : ins.inputs) in.push_back(slot[static_cast<std::size_t>(s)]);
     try {
       switch (ins.kind) {
@@ -271,25 +309,31 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
         }
         case Instruction::Kind::primitive:
         case Instruction::Kind::fused: {
-          Planned pl = plan[i];
-          if (!pl.ready) {  // after a data-dependent extent: infer now
+          std::unique_ptr<Planned> dynamic;  // only after a data-dependent extent
+          const Planned* plp = &plan[i];
+          if (!plan[i].ready) {
+            dynamic = std::make_unique<Planned>();
+            Planned& pl = *dynamic;
+            plp = &pl;  // after a data-dependent extent: infer now
             std::vector<TensorMeta> metas;
             for (const Tensor& t : in) metas.push_back({t.dtype(), t.shape()});
             if (ins.kind == Instruction::Kind::primitive) {
               pl.attrs = evaluate_attrs(ins.attrs, env);
               pl.out = infer(ins.op, pl.attrs, metas);
+              pl.strides = ops::preferred_strides(ins.op, pl.attrs, pl.out.shape);
             } else {
               pl.out = {ins.fused.steps.back().dtype, Shape{}};
               for (const TensorMeta& m : metas)
                 if (!m.shape.empty()) pl.out.shape = m.shape;
+              pl.strides = col_major_strides(pl.out.shape);
             }
           }
+          const Planned& pl = *plp;
           Tensor out;
           if (ins.kind == Instruction::Kind::primitive && !in.empty())
             if (auto v = ops::eager_view(ins.op, pl.attrs, in[0], pl.out)) out = *std::move(v);
           if (!out.defined()) {
-            Strides want = ins.kind == Instruction::Kind::primitive ? ops::preferred_strides(ins.op, pl.attrs, pl.out.shape)
-                                                                    : col_major_strides(pl.out.shape);
+            const Strides& want = pl.strides;
             if (ins.inplace >= 0) {
               Tensor& c = slot[static_cast<std::size_t>(ins.inputs[static_cast<std::size_t>(ins.inplace)])];
               // Reuse only a buffer nothing else refers to, laid out as the output would be.

@@ -98,7 +98,11 @@ void copy_blocked(E* dst, const E* src, const Axis* axes, int rank) {
   };
   int by_dst[64], by_src[64];
   for (int i = 0; i < rank; ++i) by_dst[i] = by_src[i] = i;
-  std::stable_sort(by_src, by_src + rank, [&](int x, int y) { return std::llabs(axes[x].ss) < std::llabs(axes[y].ss); });
+  for (int a = 1; a < rank; ++a) {
+    int v = by_src[a], b = a;
+    for (; b > 0 && std::llabs(axes[by_src[b - 1]].ss) > std::llabs(axes[v].ss); --b) by_src[b] = by_src[b - 1];
+    by_src[b] = v;
+  }
   take_group(by_dst);
   take_group(by_src);
   LeafAxis leaf[64];
@@ -201,9 +205,13 @@ void copy_strided(void* dst, const Strides& dst_strides, const void* src,
     if (shape[i] == 1) continue;
     axes[rank++] = {shape[i], dst_strides[i], src_strides[i]};
   }
-  std::stable_sort(axes, axes + rank, [](const Axis& x, const Axis& y) {
-    return std::llabs(x.ds) < std::llabs(y.ds);
-  });
+  // Stable insertion sort by |destination stride| (no allocation).
+  for (int a = 1; a < rank; ++a) {
+    Axis v = axes[a];
+    int b = a;
+    for (; b > 0 && std::llabs(axes[b - 1].ds) > std::llabs(v.ds); --b) axes[b] = axes[b - 1];
+    axes[b] = v;
+  }
   // Merge axes that are contiguous with their predecessor in both layouts.
   int merged = 0;
   for (int i = 0; i < rank; ++i) {

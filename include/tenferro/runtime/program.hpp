@@ -68,11 +68,16 @@ class Program {
   /// The program as a Graphviz DOT digraph.
   std::string to_dot() const;
 
-  /// Per-runtime results of hoisted (constant-folded) instructions, filled
-  /// on the first run on each runtime; copies of a program share it.
+  /// Per-runtime results of hoisted (constant-folded) instructions and run
+  /// plans, filled by runs; copies of a program share it, and every compiler
+  /// pass gives its result a fresh one (edit `code` by hand only on a fresh
+  /// program, or reset `cache`).
   struct Cache {
     std::mutex mutex;
     std::map<std::uint64_t, std::vector<std::pair<int, Tensor>>> hoisted;  ///< by runtime id
+    /// Checked concrete attributes and shapes per input-shape signature
+    /// (the runtime's run plans; bounded).
+    std::map<std::vector<Shape>, std::shared_ptr<const struct RunPlan>> plans;
   };
   std::shared_ptr<Cache> cache = std::make_shared<Cache>();
 };

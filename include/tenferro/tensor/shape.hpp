@@ -35,7 +35,7 @@ class SmallVec {
   using iterator = T*;
   using const_iterator = const T*;
 
-  SmallVec() = default;
+  SmallVec() {}  // user-provided: no zero-fill of the inline buffer on value-initialisation
   SmallVec(std::initializer_list<T> init) { assign(init.begin(), init.end()); }
   explicit SmallVec(std::size_t n, T value = T{}) {
     resize(n, value);

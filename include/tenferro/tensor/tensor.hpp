@@ -52,8 +52,9 @@ struct SliceSpec {
 
 class Tensor {
  public:
-  /// An undefined tensor (no storage); `defined()` is false.
-  Tensor() = default;
+  /// An undefined tensor (no storage); `defined()` is false. (User-provided
+  /// so that value-initialised arrays of tensors are not zero-filled first.)
+  Tensor() {}
   /// A view of `storage` with the given layout; checks that every addressed
   /// element lies inside the storage.
   Tensor(std::shared_ptr<Storage> storage, DType dtype, Shape shape, Strides strides,

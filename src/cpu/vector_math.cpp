@@ -1,0 +1,94 @@
+// Array kernels of Note [Vector exp]: SSE2 (always on x86-64), AVX2 when the
+// CPU has it (chosen at run time), a scalar loop elsewhere.
+#include "vector_math.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace tenferro::cpu {
+namespace {
+
+#if defined(__x86_64__)
+
+void exp_sse2(const double* x, double* y, std::int64_t n) {
+  using namespace vexp;
+  const __m128d lo = _mm_set1_pd(kLo), hi = _mm_set1_pd(kHi), log2e = _mm_set1_pd(kLog2e);
+  const __m128d ln2hi = _mm_set1_pd(kLn2Hi), ln2lo = _mm_set1_pd(kLn2Lo), magic = _mm_set1_pd(kMagic);
+  const __m128d half = _mm_set1_pd(0.5);
+  const __m128i mbits = _mm_castpd_si128(magic), bias = _mm_set1_epi64x(1023);
+  std::int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    __m128d v = _mm_loadu_pd(x + i);
+    __m128d xc = _mm_min_pd(hi, _mm_max_pd(lo, v));
+    __m128d t = _mm_add_pd(_mm_mul_pd(xc, log2e), magic);
+    __m128d kd = _mm_sub_pd(t, magic);
+    __m128d r = _mm_sub_pd(_mm_sub_pd(xc, _mm_mul_pd(kd, ln2hi)), _mm_mul_pd(kd, ln2lo));
+    __m128d p = _mm_set1_pd(kC[0]);
+    for (int c = 1; c < 14; ++c) p = _mm_add_pd(_mm_mul_pd(p, r), _mm_set1_pd(kC[c]));
+    __m128d kd1 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(kd, half), magic), magic);
+    __m128d kd2 = _mm_sub_pd(kd, kd1);
+    __m128i k1 = _mm_sub_epi64(_mm_castpd_si128(_mm_add_pd(kd1, magic)), mbits);
+    __m128i k2 = _mm_sub_epi64(_mm_castpd_si128(_mm_add_pd(kd2, magic)), mbits);
+    __m128d s1 = _mm_castsi128_pd(_mm_slli_epi64(_mm_add_epi64(k1, bias), 52));
+    __m128d s2 = _mm_castsi128_pd(_mm_slli_epi64(_mm_add_epi64(k2, bias), 52));
+    _mm_storeu_pd(y + i, _mm_mul_pd(_mm_mul_pd(p, s1), s2));
+  }
+  for (; i < n; ++i) y[i] = exp_f64(x[i]);
+}
+
+__attribute__((target("avx2"))) void exp_avx2(const double* x, double* y, std::int64_t n) {
+  using namespace vexp;
+  const __m256d lo = _mm256_set1_pd(kLo), hi = _mm256_set1_pd(kHi), log2e = _mm256_set1_pd(kLog2e);
+  const __m256d ln2hi = _mm256_set1_pd(kLn2Hi), ln2lo = _mm256_set1_pd(kLn2Lo), magic = _mm256_set1_pd(kMagic);
+  const __m256d half = _mm256_set1_pd(0.5);
+  const __m256i mbits = _mm256_castpd_si256(magic), bias = _mm256_set1_epi64x(1023);
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m256d v = _mm256_loadu_pd(x + i);
+    __m256d xc = _mm256_min_pd(hi, _mm256_max_pd(lo, v));
+    __m256d t = _mm256_add_pd(_mm256_mul_pd(xc, log2e), magic);
+    __m256d kd = _mm256_sub_pd(t, magic);
+    __m256d r = _mm256_sub_pd(_mm256_sub_pd(xc, _mm256_mul_pd(kd, ln2hi)), _mm256_mul_pd(kd, ln2lo));
+    __m256d p = _mm256_set1_pd(kC[0]);
+    for (int c = 1; c < 14; ++c) p = _mm256_add_pd(_mm256_mul_pd(p, r), _mm256_set1_pd(kC[c]));
+    __m256d kd1 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(kd, half), magic), magic);
+    __m256d kd2 = _mm256_sub_pd(kd, kd1);
+    __m256i k1 = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(kd1, magic)), mbits);
+    __m256i k2 = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(kd2, magic)), mbits);
+    __m256d s1 = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(k1, bias), 52));
+    __m256d s2 = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(k2, bias), 52));
+    _mm256_storeu_pd(y + i, _mm256_mul_pd(_mm256_mul_pd(p, s1), s2));
+  }
+  exp_sse2(x + i, y + i, n - i);
+}
+
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+
+#endif
+
+}  // namespace
+
+void exp_array(const double* x, double* y, std::int64_t n) {
+#if defined(__x86_64__)
+  if (has_avx2()) return exp_avx2(x, y, n);
+  return exp_sse2(x, y, n);
+#else
+  for (std::int64_t i = 0; i < n; ++i) y[i] = exp_f64(x[i]);
+#endif
+}
+
+void exp_array(const float* x, float* y, std::int64_t n) {
+  double buf[256];
+  for (std::int64_t i = 0; i < n; i += 256) {
+    std::int64_t m = std::min<std::int64_t>(256, n - i);
+    for (std::int64_t j = 0; j < m; ++j) buf[j] = static_cast<double>(x[i + j]);
+    exp_array(buf, buf, m);
+    for (std::int64_t j = 0; j < m; ++j) y[i + j] = static_cast<float>(buf[j]);
+  }
+}
+
+}  // namespace tenferro::cpu
