@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include "blas.hpp"
+#include "buffer_cache.hpp"
 #include "kernels.hpp"
 
 // A new row in ops.def must get a kernel here: no default case.
@@ -19,11 +20,11 @@ void set_num_threads(int n) {
 
 int get_num_threads() { return omp_get_max_threads(); }
 
-CpuBackend::CpuBackend(int num_threads) { set_num_threads(num_threads); }
+CpuBackend::CpuBackend() : cache_(std::make_shared<cpu::BufferCache>(cpu::default_cache_limit())) {}
 
-std::shared_ptr<Storage> CpuBackend::allocate_storage(std::size_t nbytes) {
-  return Storage::allocate_host(nbytes);
-}
+CpuBackend::CpuBackend(int num_threads) : CpuBackend() { set_num_threads(num_threads); }
+
+std::shared_ptr<Storage> CpuBackend::allocate_storage(std::size_t nbytes) { return cache_->allocate(nbytes); }
 
 void CpuBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> in,
                          const Tensor& out) {

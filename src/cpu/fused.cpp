@@ -14,7 +14,7 @@
 namespace tenferro::cpu {
 namespace {
 
-constexpr std::int64_t kBlock = 1024;
+constexpr std::int64_t kBlock = 256;  // step scratch and operand blocks stay in L1
 
 bool same_layout(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape()) return false;

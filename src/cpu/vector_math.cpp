@@ -1,5 +1,5 @@
-// Array kernels of Note [Vector exp]: SSE2 (always on x86-64), AVX2 when the
-// CPU has it (chosen at run time), a scalar loop elsewhere.
+// Array kernels of Note [Vector exp]: SSE2 (always on x86-64), AVX2 and
+// AVX-512 when the CPU has them (chosen at run time), a scalar loop elsewhere.
 #include "vector_math.hpp"
 
 #if defined(__x86_64__)
@@ -63,6 +63,37 @@ __attribute__((target("avx2"))) void exp_avx2(const double* x, double* y, std::i
   exp_sse2(x + i, y + i, n - i);
 }
 
+__attribute__((target("avx512f"))) void exp_avx512(const double* x, double* y, std::int64_t n) {
+  using namespace vexp;
+  const __m512d lo = _mm512_set1_pd(kLo), hi = _mm512_set1_pd(kHi), log2e = _mm512_set1_pd(kLog2e);
+  const __m512d ln2hi = _mm512_set1_pd(kLn2Hi), ln2lo = _mm512_set1_pd(kLn2Lo), magic = _mm512_set1_pd(kMagic);
+  const __m512d half = _mm512_set1_pd(0.5);
+  const __m512i mbits = _mm512_castpd_si512(magic), bias = _mm512_set1_epi64(1023);
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m512d v = _mm512_loadu_pd(x + i);
+    __m512d xc = _mm512_min_pd(hi, _mm512_max_pd(lo, v));
+    __m512d t = _mm512_add_pd(_mm512_mul_pd(xc, log2e), magic);
+    __m512d kd = _mm512_sub_pd(t, magic);
+    __m512d r = _mm512_sub_pd(_mm512_sub_pd(xc, _mm512_mul_pd(kd, ln2hi)), _mm512_mul_pd(kd, ln2lo));
+    __m512d p = _mm512_set1_pd(kC[0]);
+    for (int c = 1; c < 14; ++c) p = _mm512_add_pd(_mm512_mul_pd(p, r), _mm512_set1_pd(kC[c]));
+    __m512d kd1 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(kd, half), magic), magic);
+    __m512d kd2 = _mm512_sub_pd(kd, kd1);
+    __m512i k1 = _mm512_sub_epi64(_mm512_castpd_si512(_mm512_add_pd(kd1, magic)), mbits);
+    __m512i k2 = _mm512_sub_epi64(_mm512_castpd_si512(_mm512_add_pd(kd2, magic)), mbits);
+    __m512d s1 = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(k1, bias), 52));
+    __m512d s2 = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(k2, bias), 52));
+    _mm512_storeu_pd(y + i, _mm512_mul_pd(_mm512_mul_pd(p, s1), s2));
+  }
+  exp_avx2(x + i, y + i, n - i);
+}
+
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
 bool has_avx2() {
   static const bool yes = __builtin_cpu_supports("avx2");
   return yes;
@@ -74,6 +105,7 @@ bool has_avx2() {
 
 void exp_array(const double* x, double* y, std::int64_t n) {
 #if defined(__x86_64__)
+  if (has_avx512()) return exp_avx512(x, y, n);
   if (has_avx2()) return exp_avx2(x, y, n);
   return exp_sse2(x, y, n);
 #else

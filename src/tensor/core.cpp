@@ -198,34 +198,39 @@ namespace {
 constexpr std::size_t kHostAlignment = 64;
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kHugeThreshold = std::size_t{4} << 20;
-void free_host(void* data, std::size_t, void*) {
-  ::operator delete(data, std::align_val_t{kHostAlignment});
-}
-void free_huge(void* data, std::size_t, void*) {
-  ::operator delete(data, std::align_val_t{kHugePage});
-}
+std::size_t alignment_for(std::size_t nbytes) { return nbytes >= kHugeThreshold ? kHugePage : kHostAlignment; }
+void free_host(void* data, std::size_t nbytes, void*) { detail::free_host_bytes(data, nbytes); }
 }  // namespace
+
+namespace detail {
 
 // Note [Huge pages]: buffers of several MiB are aligned to 2 MiB and offered
 // to the kernel's transparent huge pages (madvise). Strided kernels
 // (permutations, reductions over slow axes) touch many pages per cache-sized
 // tile; with 4 KiB pages they are bound by TLB misses.
-std::shared_ptr<Storage> Storage::allocate_host(std::size_t nbytes) {
+void* allocate_host_bytes(std::size_t nbytes) {
+  if (nbytes == 0) return nullptr;
+  std::size_t align = alignment_for(nbytes);
   void* p = nullptr;
-  if (nbytes > 0) {
-    std::size_t align = nbytes >= kHugeThreshold ? kHugePage : kHostAlignment;
-    try {
-      p = ::operator new(nbytes, std::align_val_t{align});
-    } catch (const std::bad_alloc&) {
-      TF_THROW(BackendError, "allocate", "cannot allocate ", nbytes, " bytes of host memory");
-    }
-#ifdef __linux__
-    if (align == kHugePage) (void)::madvise(p, nbytes, MADV_HUGEPAGE);
-#endif
-    return std::make_shared<Storage>(p, nbytes, Device::cpu(),
-                                     align == kHugePage ? &free_huge : &free_host, nullptr);
+  try {
+    p = ::operator new(nbytes, std::align_val_t{align});
+  } catch (const std::bad_alloc&) {
+    TF_THROW(BackendError, "allocate", "cannot allocate ", nbytes, " bytes of host memory");
   }
-  return std::make_shared<Storage>(p, nbytes, Device::cpu(), &free_host, nullptr);
+#ifdef __linux__
+  if (align == kHugePage) (void)::madvise(p, nbytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void free_host_bytes(void* p, std::size_t nbytes) {
+  if (p != nullptr) ::operator delete(p, std::align_val_t{alignment_for(nbytes)});
+}
+
+}  // namespace detail
+
+std::shared_ptr<Storage> Storage::allocate_host(std::size_t nbytes) {
+  return std::make_shared<Storage>(detail::allocate_host_bytes(nbytes), nbytes, Device::cpu(), &free_host, nullptr);
 }
 
 }  // namespace tenferro

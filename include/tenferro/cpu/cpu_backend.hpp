@@ -26,9 +26,16 @@ void set_num_threads(int n);
 /// The current thread count.
 int get_num_threads();
 
+namespace cpu {
+class BufferCache;
+}
+
+/// Large buffers released by a backend's tensors are kept for reuse by the
+/// same backend (src/cpu/buffer_cache.hpp: up to TENFERRO_CPU_CACHE_MB,
+/// default 1024); copies of a backend share the cache.
 class CpuBackend final : public Backend {
  public:
-  CpuBackend() = default;
+  CpuBackend();
   /// Also sets the process-wide thread count (see `set_num_threads`).
   explicit CpuBackend(int num_threads);
 
@@ -39,6 +46,9 @@ class CpuBackend final : public Backend {
                const Tensor& output) override;
   void execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
                      const Tensor& output) override;
+
+ private:
+  std::shared_ptr<cpu::BufferCache> cache_;
 };
 
 }  // namespace tenferro

@@ -49,4 +49,12 @@ class Storage {
   std::shared_ptr<void> keep_alive_;
 };
 
+namespace detail {
+/// Host memory as `Storage::allocate_host` gets it (64-byte aligned; 2 MiB
+/// aligned and offered to transparent huge pages from 4 MiB up), and its
+/// release (`nbytes` must be the allocated size).
+void* allocate_host_bytes(std::size_t nbytes);
+void free_host_bytes(void* p, std::size_t nbytes);
+}  // namespace detail
+
 }  // namespace tenferro

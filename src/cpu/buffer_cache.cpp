@@ -1,0 +1,57 @@
+// Note [Buffer cache] (buffer_cache.hpp).
+#include "buffer_cache.hpp"
+
+#include <cstdlib>
+
+namespace tenferro::cpu {
+namespace {
+constexpr std::size_t kMinCached = std::size_t{1} << 20;
+}
+
+std::size_t default_cache_limit() {
+  if (const char* mb = std::getenv("TENFERRO_CPU_CACHE_MB")) return static_cast<std::size_t>(std::atoll(mb)) << 20;
+  return std::size_t{1} << 30;
+}
+
+BufferCache::BufferCache(std::size_t limit_bytes) : limit_(limit_bytes) {}
+
+BufferCache::~BufferCache() {
+  for (auto& [size, list] : free_)
+    for (void* p : list) detail::free_host_bytes(p, size);
+}
+
+std::size_t BufferCache::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cached_;
+}
+
+std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
+  if (nbytes < kMinCached || limit_ == 0) return Storage::allocate_host(nbytes);
+  void* p = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = free_.find(nbytes);
+    if (it != free_.end() && !it->second.empty()) {
+      p = it->second.back();
+      it->second.pop_back();
+      cached_ -= nbytes;
+    }
+  }
+  if (p == nullptr) p = detail::allocate_host_bytes(nbytes);
+  return std::make_shared<Storage>(p, nbytes, Device::cpu(), &BufferCache::release, this, shared_from_this());
+}
+
+void BufferCache::release(void* data, std::size_t nbytes, void* context) {
+  auto* self = static_cast<BufferCache*>(context);
+  {
+    std::lock_guard<std::mutex> lock(self->mutex_);
+    if (self->cached_ + nbytes <= self->limit_) {
+      self->free_[nbytes].push_back(data);
+      self->cached_ += nbytes;
+      return;
+    }
+  }
+  detail::free_host_bytes(data, nbytes);
+}
+
+}  // namespace tenferro::cpu

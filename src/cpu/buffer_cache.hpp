@@ -1,0 +1,42 @@
+#pragma once
+// Reuse of large host buffers by the CPU backend.
+//
+// Note [Buffer cache]: fresh multi-MiB allocations come from mmap and are
+// zero-filled page by page on first touch, which costs as much as a pass over
+// the data (far more in a virtual machine). Programs run in loops ask for
+// the same sizes again and again, so released buffers of 1 MiB or more are
+// kept (up to a byte limit, TENFERRO_CPU_CACHE_MB, default 1024) and handed
+// out again for the same size. Smaller buffers go to malloc directly.
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "tenferro/tensor/storage.hpp"
+
+namespace tenferro::cpu {
+
+class BufferCache : public std::enable_shared_from_this<BufferCache> {
+ public:
+  explicit BufferCache(std::size_t limit_bytes);
+  ~BufferCache();
+  BufferCache(const BufferCache&) = delete;
+  BufferCache& operator=(const BufferCache&) = delete;
+
+  std::shared_ptr<Storage> allocate(std::size_t nbytes);
+  /// Bytes held for reuse.
+  std::size_t cached_bytes() const;
+
+ private:
+  static void release(void* data, std::size_t nbytes, void* context);
+  mutable std::mutex mutex_;
+  std::unordered_map<std::size_t, std::vector<void*>> free_;
+  std::size_t cached_ = 0;
+  std::size_t limit_;
+};
+
+/// The default limit (TENFERRO_CPU_CACHE_MB, else 1 GiB).
+std::size_t default_cache_limit();
+
+}  // namespace tenferro::cpu
