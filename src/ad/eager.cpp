@@ -38,7 +38,7 @@ void EagerTensor::backward() const {
            "; pass a seed (cotangent) of the output's shape");
   TF_CHECK(kRealFloatDTypes.contains(dtype()), DTypeError, "backward", "needs a real float output, got ", dtype());
   Backend& b = backend_of(value_, "backward");
-  backward(EagerTensor(graph::eager_leaf(Tensor::full({}, Scalar(1.0), dtype()), b, false)));
+  backward(EagerTensor(graph::eager_leaf(b.from_host(Tensor::full({}, Scalar(1.0), dtype())), b, false)));
 }
 
 void EagerTensor::backward(const EagerTensor& seed) const {

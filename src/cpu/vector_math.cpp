@@ -3,6 +3,10 @@
 #include "vector_math.hpp"
 
 #if defined(__x86_64__)
+// GCC 12 warns about the intentionally undefined upper lanes inside its own
+// AVX-512 cast intrinsics (-Wmaybe-uninitialized in avx512fintrin.h).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #endif
 
@@ -124,3 +128,7 @@ void exp_array(const float* x, float* y, std::int64_t n) {
 }
 
 }  // namespace tenferro::cpu
+
+#if defined(__x86_64__)
+#pragma GCC diagnostic pop
+#endif

@@ -73,8 +73,8 @@ std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs,
     metas.push_back({t.dtype(), t.shape()});
   }
   std::vector<TensorMeta> expected = op.infer(attrs, metas);
-  const FamilyOp::KernelFn& kernel =
-      backend.device().kind == DeviceKind::cpu ? op.cpu_kernel : op.cuda_kernel;
+  FamilyOp::KernelFn kernel = backend.device().kind == DeviceKind::cpu ? op.cpu_kernel : op.cuda_kernel;
+  if (!kernel) kernel = backend.family_kernel(op.name);
   TF_CHECK(static_cast<bool>(kernel), UnimplementedError, name, "has no kernel for ",
            backend.device());
   std::vector<Tensor> out = kernel(attrs, inputs, backend);

@@ -55,7 +55,12 @@ Backend* eager_backend(const std::vector<Value>& inputs, const char* op) {
 // The value of `v` if it is known or computable from constants alone
 // (e.g. a broadcast scalar made by the sugar), evaluated on `b`.
 std::optional<Tensor> constant_value(const Value& v, Backend& b) {
-  if (v.has_value()) return v.value();
+  if (v.has_value()) {
+    const Tensor& t = v.value();
+    // Host constants (literals, seeds) join a device computation through the backend.
+    if (t.device() != b.device() && t.device().is_cpu()) return b.from_host(t);
+    return t;
+  }
   const Node& n = *v.node;
   if (n.kind == NodeKind::input) return std::nullopt;
   std::vector<Tensor> in;

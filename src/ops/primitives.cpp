@@ -9,6 +9,18 @@
 
 namespace tenferro {
 
+Tensor Backend::from_host(const Tensor& host) {
+  TF_CHECK(host.device().is_cpu(), DeviceError, "from_host", "tensor is on ", host.device(), ", not the host");
+  TF_CHECK(device().is_cpu(), UnimplementedError, "from_host", "backend '", name(),
+           "' cannot receive host constants");
+  return host;
+}
+
+std::function<std::vector<Tensor>(const FamilyAttrs&, std::span<const Tensor>, Backend&)> Backend::family_kernel(
+    std::string_view) const {
+  return {};
+}
+
 Tensor Backend::empty(DType dtype, const Shape& shape) {
   shape_numel(shape, "empty");  // before the strides, whose products could overflow
   return empty_strided(dtype, shape, col_major_strides(shape));

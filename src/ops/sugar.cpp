@@ -59,12 +59,7 @@ Tensor binary(OpKind kind, const Tensor& a, const Tensor& b, Backend& be) {
 }
 
 // A rank-0 tensor holding `v`, on the backend's device.
-Tensor scalar_like(Scalar v, DType d, Backend& be) {
-  Tensor host = Tensor::full({}, v, d);
-  TF_CHECK(be.device().is_cpu(), UnimplementedError, "scalar", "constants on ", be.device(),
-           " need the device upload of the CUDA backend");
-  return host;
-}
+Tensor scalar_like(Scalar v, DType d, Backend& be) { return be.from_host(Tensor::full({}, v, d)); }
 
 DType scalar_dtype(const Tensor& a, const Scalar& s) {
   if (s.is_complex() && !is_complex(a.dtype())) return complex_dtype(a.dtype());

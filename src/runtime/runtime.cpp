@@ -177,8 +177,8 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
     TF_CHECK(registered, UnimplementedError, where(ins), "its op family is not registered with this runtime ",
              "(Runtime::builder().register_family(...))");
     const auto& kernel = engine->device().is_cpu() ? ins.family->cpu_kernel : ins.family->cuda_kernel;
-    TF_CHECK(static_cast<bool>(kernel), UnimplementedError, where(ins), "engine '", engine->name(),
-             "' has no kernel for it");
+    TF_CHECK(static_cast<bool>(kernel) || static_cast<bool>(backend.family_kernel(ins.family->name)),
+             UnimplementedError, where(ins), "engine '", engine->name(), "' has no kernel for it");
   }
   // ---- check shapes before any kernel runs (up to the first data-dependent extent) ----
   std::vector<Shape> signature;
@@ -271,10 +271,17 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
   // ---- execute ------------------------------------------------------------------------
   std::vector<Tensor> slot(static_cast<std::size_t>(p.num_slots()));
   for (std::size_t k = 0; k < p.inputs.size(); ++k) slot[static_cast<std::size_t>(p.inputs[k].slot)] = bound[k];
-  for (const auto& [s, t] : p.constants) {
-    TF_CHECK(t.device() == engine->device(), DeviceError, "run_compiled", "constant %", s, " is on ", t.device(),
-             " but engine '", engine->name(), "' runs on ", engine->device());
-    slot[static_cast<std::size_t>(s)] = t;
+  // Constants live on the host; a device engine gets them uploaded once per runtime.
+  bool upload = std::any_of(p.constants.begin(), p.constants.end(),
+                            [&](const auto& c) { return c.second.device() != engine->device(); });
+  if (upload) {
+    std::lock_guard<std::mutex> lock(p.cache->mutex);
+    auto& done = p.cache->uploaded[state_->id];
+    if (done.empty())
+      for (const auto& [s, t] : p.constants) done.push_back({s, t.device() == engine->device() ? t : backend.from_host(t)});
+    for (const auto& [s, t] : done) slot[static_cast<std::size_t>(s)] = t;
+  } else {
+    for (const auto& [s, t] : p.constants) slot[static_cast<std::size_t>(s)] = t;
   }
   // Hoisted (constant-folded) results are computed once per runtime.
   std::vector<std::pair<int, Tensor>> hoisted_cache;

@@ -14,9 +14,11 @@
 /// elementwise op may write into an input of identical layout (in-place).
 /// Inputs may have any strides, including 0 (broadcast) and negative.
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "tenferro/ops/attrs.hpp"
 #include "tenferro/ops/fused.hpp"
@@ -24,6 +26,8 @@
 #include "tenferro/tensor/tensor.hpp"
 
 namespace tenferro {
+
+class FamilyAttrs;
 
 class Backend {
  public:
@@ -42,6 +46,18 @@ class Backend {
   /// override it with a single pass over the data.
   virtual void execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
                              const Tensor& output);
+
+  /// A copy on this backend's device of the host tensor `host`, for the
+  /// constants the library itself creates (scalar literals, AD seeds,
+  /// program constants). Default: `host` itself on a CPU backend, else
+  /// UnimplementedError.
+  virtual Tensor from_host(const Tensor& host);
+  /// A kernel this backend provides for family op `op_name` (e.g. cuSOLVER
+  /// for "linalg.svd"), used when the family itself has none for the
+  /// backend's device; empty by default. Keeps op families independent of
+  /// device backends.
+  virtual std::function<std::vector<Tensor>(const FamilyAttrs&, std::span<const Tensor>, Backend&)>
+  family_kernel(std::string_view op_name) const;
 
   /// Uninitialised column-major tensor on this backend's device.
   Tensor empty(DType dtype, const Shape& shape);

@@ -127,8 +127,9 @@ struct OpFamily {
 
 /// Runs a family op eagerly: checks that operands are defined and on the
 /// backend's device, runs `infer`, then the kernel for the backend's device
-/// (UnimplementedError when there is none), and checks the kernel's outputs
-/// against the inferred metadata.
+/// (the family's, else `backend.family_kernel(op.name)`; UnimplementedError
+/// when neither exists), and checks the kernel's outputs against the
+/// inferred metadata.
 std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs,
                                 std::span<const Tensor> inputs, Backend& backend);
 

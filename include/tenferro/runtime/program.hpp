@@ -74,7 +74,8 @@ class Program {
   /// program, or reset `cache`).
   struct Cache {
     std::mutex mutex;
-    std::map<std::uint64_t, std::vector<std::pair<int, Tensor>>> hoisted;  ///< by runtime id
+    std::map<std::uint64_t, std::vector<std::pair<int, Tensor>>> hoisted;   ///< by runtime id
+    std::map<std::uint64_t, std::vector<std::pair<int, Tensor>>> uploaded;  ///< constants on a device engine
     /// Checked concrete attributes and shapes per input-shape signature
     /// (the runtime's run plans; bounded).
     std::map<std::vector<Shape>, std::shared_ptr<const struct RunPlan>> plans;
