@@ -1,0 +1,218 @@
+// Shared checks and helpers of the linalg family (see common.hpp).
+#include "common.hpp"
+
+#include <bit>
+#include <climits>
+#include <type_traits>
+
+#include "tenferro/ops/backend.hpp"
+
+namespace tenferro::linalg::detail {
+
+MatrixShape matrix_shape(const char* op, const TensorMeta& m, const char* name) {
+  TF_CHECK(is_float(m.dtype), DTypeError, op, "operand ", name, " has dtype ", m.dtype,
+           "; expected one of ", kFloatDTypes);
+  TF_CHECK(m.shape.size() >= 2, ShapeError, op, "operand ", name,
+           " must be a matrix [m, n, batch...] of rank >= 2, got shape ", m.shape);
+  return {m.shape[0], m.shape[1], Shape(m.shape.begin() + 2, m.shape.end())};
+}
+
+void require_square(const char* op, const TensorMeta& m, const char* name) {
+  TF_CHECK(m.shape[0] == m.shape[1], ShapeError, op, "operand ", name,
+           " must be square [n, n, batch...], got shape ", m.shape);
+}
+
+void require_same_dtype(const char* op, const TensorMeta& a, const char* an, const TensorMeta& b,
+                        const char* bn) {
+  TF_CHECK(a.dtype == b.dtype, DTypeError, op, "operands ", an, " and ", bn,
+           " must have one dtype, got ", a.dtype, " and ", b.dtype);
+}
+
+void require_same_batch(const char* op, const MatrixShape& a, const TensorMeta& am, const char* an,
+                        const MatrixShape& b, const TensorMeta& bm, const char* bn) {
+  TF_CHECK(a.batch == b.batch, ShapeError, op, "batch axes (axes 2...) differ: ", an, " ", am.shape,
+           " vs ", bn, " ", bm.shape, "; they must agree exactly");
+}
+
+Shape with_batch(std::initializer_list<std::int64_t> lead, const Shape& batch) {
+  Shape s(lead.begin(), lead.end());
+  for (auto e : batch) s.push_back(e);
+  return s;
+}
+
+RhsShape rhs_shape(const char* op, const TensorMeta& a, const MatrixShape& as, const TensorMeta& b,
+                   const char* an, const char* bn, std::int64_t rows_expected) {
+  require_same_dtype(op, a, an, b, bn);
+  if (b.shape.size() == 1) {
+    TF_CHECK(as.batch.empty(), ShapeError, op, "a vector ", bn, " ", b.shape,
+             " needs an unbatched ", an, ", got ", an, " ", a.shape, "; give ", bn,
+             " as [n, r, batch...]");
+    TF_CHECK(b.shape[0] == rows_expected, ShapeError, op, "operand ", bn, " ", b.shape,
+             " must have ", rows_expected, " rows to match ", an, " ", a.shape);
+    return {{b.shape[0], 1, {}}, true};
+  }
+  MatrixShape bs = matrix_shape(op, b, bn);
+  TF_CHECK(bs.rows == rows_expected, ShapeError, op, "operand ", bn, " ", b.shape, " must have ",
+           rows_expected, " rows to match ", an, " ", a.shape);
+  require_same_batch(op, as, a, an, bs, b, bn);
+  return {bs, false};
+}
+
+double tolerance_attr(const char* op, const FamilyAttrs& attrs, const char* key, double fallback,
+                      bool allow_negative_default) {
+  double v = attrs.get_or<double>(key, fallback);
+  TF_CHECK(!std::isnan(v) && (v >= 0 || allow_negative_default), ValueError, op, "attribute ", key,
+           " must be >= 0", allow_negative_default ? " (or negative for the default)" : "",
+           ", got ", v);
+  return v;
+}
+
+MatrixBatch matrix_batch(const Tensor& t) {
+  TF_INTERNAL_ASSERT(t.ndim() >= 2, "matrix_batch of rank ", t.ndim());
+  MatrixBatch mb;
+  mb.rows = t.shape()[0];
+  mb.cols = t.shape()[1];
+  mb.rs = t.strides()[0];
+  mb.cs = t.strides()[1];
+  std::int64_t count = 1;
+  for (std::int64_t d = 2; d < t.ndim(); ++d) count *= t.shape()[static_cast<std::size_t>(d)];
+  mb.offsets.resize(static_cast<std::size_t>(count));
+  // An empty tensor may have no storage: its (empty) matrices all start at 0.
+  if (t.numel() == 0) return mb;
+  // Column-major walk over the batch axes (the first batch axis fastest).
+  DimVec idx(static_cast<std::size_t>(std::max<std::int64_t>(t.ndim() - 2, 0)), 0);
+  std::int64_t off = 0;
+  for (std::int64_t b = 0; b < count; ++b) {
+    mb.offsets[static_cast<std::size_t>(b)] = off;
+    for (std::size_t d = 0; d < idx.size(); ++d) {
+      std::int64_t extent = t.shape()[d + 2], stride = t.strides()[d + 2];
+      off += stride;
+      if (++idx[d] < extent) break;
+      off -= stride * extent;
+      idx[d] = 0;
+    }
+  }
+  return mb;
+}
+
+InPlaceLayout in_place_layout(const MatrixBatch& mb) {
+  const std::int64_t rows = std::max<std::int64_t>(mb.rows, 1);
+  const std::int64_t cols = std::max<std::int64_t>(mb.cols, 1);
+  if (mb.rs == 1 || mb.rows <= 1) {
+    std::int64_t ld = mb.cols <= 1 ? rows : mb.cs;
+    if (ld >= rows) return {true, false, ld};
+  }
+  if (mb.cs == 1 || mb.cols <= 1) {
+    std::int64_t ld = mb.rows <= 1 ? cols : mb.rs;
+    if (ld >= cols) return {true, true, ld};
+  }
+  return {};
+}
+
+namespace {
+
+std::string batch_index_text(const Tensor& t, std::int64_t b) {
+  DimVec idx;
+  for (std::int64_t d = 2; d < t.ndim(); ++d) {
+    std::int64_t extent = t.shape()[static_cast<std::size_t>(d)];
+    idx.push_back(b % extent);
+    b /= extent;
+  }
+  return ::tenferro::detail::str(idx);
+}
+
+std::string operand_text(const Tensor& t, const char* name) {
+  return ::tenferro::detail::str("operand ", name, ", ", t.dtype(), " ", t.shape());
+}
+
+}  // namespace
+
+std::string matrix_position(const Tensor& t, const char* name, std::int64_t b) {
+  if (t.ndim() <= 2) return ::tenferro::detail::str("the matrix (", operand_text(t, name), ")");
+  return ::tenferro::detail::str("matrix ", batch_index_text(t, b), " of the batch (",
+                                 operand_text(t, name), ")");
+}
+
+namespace {
+
+// True when the n reals at p are all finite: a NaN or Inf has every exponent
+// bit set. Integer test on the bits, so that the loop vectorises.
+template <class R>
+bool finite_run(const R* p, std::int64_t n) {
+  using U = std::conditional_t<sizeof(R) == 8, std::uint64_t, std::uint32_t>;
+  constexpr U kExponent = static_cast<U>(sizeof(R) == 8 ? 0x7FF0000000000000ull : 0x7F800000ull);
+  U bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) bad |= (std::bit_cast<U>(p[i]) & kExponent) == kExponent;
+  return bad == 0;
+}
+
+}  // namespace
+
+void check_finite(const char* op, const Tensor& t, const char* name, Region region) {
+  Tensor m = t.ndim() == 1 ? t.expand_dims(1) : t;
+  MatrixBatch mb = matrix_batch(m);
+  visit_dtype<kFloatDTypes>(t.dtype(), op, [&]<class T>() {
+    using R = real_t<T>;
+    constexpr std::int64_t kParts = is_complex_v<T> ? 2 : 1;
+    const T* base = ptr<T>(m);
+    // Dense data is scanned in one run; the element loop below only runs
+    // for other layouts and to locate the offending entry.
+    if (region == Region::all && m.is_contiguous() &&
+        finite_run(reinterpret_cast<const R*>(base), m.numel() * kParts))
+      return;
+    for (std::int64_t b = 0; b < mb.count(); ++b) {
+      const T* p = base + mb.offsets[static_cast<std::size_t>(b)];
+      for (std::int64_t j = 0; j < mb.cols; ++j) {
+        std::int64_t i0 = region == Region::lower ? j : 0;
+        std::int64_t i1 = region == Region::upper ? std::min(j + 1, mb.rows) : mb.rows;
+        if (i0 >= i1) continue;
+        // Contiguous columns are scanned as runs of reals.
+        if (mb.rs == 1 &&
+            finite_run(reinterpret_cast<const R*>(p + i0 + j * mb.cs), (i1 - i0) * kParts))
+          continue;
+        for (std::int64_t i = i0; i < i1; ++i) {
+          const T& v = p[i * mb.rs + j * mb.cs];
+          if (is_finite_value(v)) [[likely]]
+            continue;
+          DimVec idx{i};
+          if (t.ndim() >= 2) idx.push_back(j);
+          std::int64_t rest = b;
+          for (std::int64_t d = 2; d < t.ndim(); ++d) {
+            std::int64_t extent = t.shape()[static_cast<std::size_t>(d)];
+            idx.push_back(rest % extent);
+            rest /= extent;
+          }
+          TF_THROW(ValueError, op, operand_text(t, name), " has the non-finite entry ", v,
+                   " at index ", idx, "; NaN and Inf are rejected before LAPACK is called");
+        }
+      }
+    }
+  });
+}
+
+void check_lapack_args(const char* op, const char* routine, int info) {
+  TF_INTERNAL_ASSERT(info >= 0, op, ": LAPACK ", routine, " rejected argument ", -info);
+}
+
+lapack_int to_lapack_int(const char* op, std::int64_t v) {
+  TF_CHECK(v <= INT_MAX, ValueError, op, "extent ", v,
+           " exceeds the 32-bit integer range of the LAPACK interface");
+  return static_cast<lapack_int>(v);
+}
+
+bool split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols) {
+  const int threads = omp_get_max_threads();
+  if (count < 2 || threads <= 1) return false;
+  // A parallel region costs microseconds: split only batches with enough
+  // arithmetic (about rows * cols * min(rows, cols) per matrix).
+  const double work = static_cast<double>(count) * static_cast<double>(rows) *
+                      static_cast<double>(cols) * static_cast<double>(std::min(rows, cols));
+  if (work < kParallelWork) return false;
+  return rows * cols <= 128 * 128 || count >= threads;
+}
+
+Tensor unrequested_output(Backend& backend, DType dtype, const Shape& batch) {
+  return backend.empty(dtype, with_batch({0, 0}, batch));
+}
+
+}  // namespace tenferro::linalg::detail

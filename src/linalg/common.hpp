@@ -1,0 +1,243 @@
+#pragma once
+// Shared pieces of the linalg family: operand checks for inference, the
+// batch-of-matrices view of a strided tensor, copies into LAPACK's layout,
+// the non-finite scan, the (OpenMP) batch loop and failure reporting.
+// Private to src/linalg.
+//
+// Note [Batch loop]: a kernel checks its operands (shapes in `infer`, values
+// here: non-finite entries, pivots) before it writes anything, then walks
+// the batch once. Each thread owns one workspace, sized by one LAPACK
+// workspace query (made when the thread reaches its first matrix that goes
+// to LAPACK) and reused for all its matrices. A LAPACK failure does not stop
+// the loop; it is recorded per matrix, and after the loop the first failing
+// matrix is reported as a LinalgError, so a throwing call never returns
+// (partial) output. The batch is split across threads when it has enough
+// arithmetic to pay for a parallel region and the matrices are small (LAPACK
+// threads large ones itself) or at least as many as the threads.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "lapack.hpp"
+#include "tenferro/linalg/error.hpp"
+#include "tenferro/ops/family.hpp"
+#include "tenferro/tensor/strided_copy.hpp"
+#include "tenferro/tensor/tensor.hpp"
+
+namespace tenferro::linalg::detail {
+
+using lapack::lapack_int;
+
+// ---- inference helpers ----------------------------------------------------------
+
+/// Extents of a matrix operand [rows, cols, batch...].
+struct MatrixShape {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  Shape batch;
+};
+
+/// Checks that operand `name` of `op` has a float dtype and rank >= 2.
+MatrixShape matrix_shape(const char* op, const TensorMeta& m, const char* name);
+/// ShapeError unless rows == cols.
+void require_square(const char* op, const TensorMeta& m, const char* name);
+/// DTypeError unless both operands have one dtype.
+void require_same_dtype(const char* op, const TensorMeta& a, const char* an, const TensorMeta& b,
+                        const char* bn);
+/// ShapeError unless the batch axes agree.
+void require_same_batch(const char* op, const MatrixShape& a, const TensorMeta& am, const char* an,
+                        const MatrixShape& b, const TensorMeta& bm, const char* bn);
+/// `lead` followed by `batch`.
+Shape with_batch(std::initializer_list<std::int64_t> lead, const Shape& batch);
+
+/// A right-hand side operand: [n, r, batch...] with the batch of a
+/// [n, n, batch...] matrix, or a vector [n] when that matrix has no batch.
+/// Returns the matrix shape with `is_vector` set for a vector (then cols = 1).
+struct RhsShape {
+  MatrixShape shape;
+  bool is_vector = false;
+};
+RhsShape rhs_shape(const char* op, const TensorMeta& a, const MatrixShape& as, const TensorMeta& b,
+                   const char* an, const char* bn, std::int64_t rows_expected);
+
+/// A real attribute >= 0 (or the negative "default" sentinel when allowed).
+double tolerance_attr(const char* op, const FamilyAttrs& attrs, const char* key, double fallback,
+                      bool allow_negative_default);
+
+// ---- kernel helpers ------------------------------------------------------------------
+
+/// The matrices of a tensor [rows, cols, batch...]: strides of the matrix
+/// axes and the element offset of each matrix from `data_ptr()`, in
+/// column-major order over the batch axes (all 0 for an empty tensor).
+struct MatrixBatch {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t rs = 1;  ///< stride of axis 0
+  std::int64_t cs = 1;  ///< stride of axis 1
+  std::vector<std::int64_t> offsets;
+  std::int64_t count() const { return static_cast<std::int64_t>(offsets.size()); }
+};
+/// `t` must have rank >= 2 (a vector [n] is given as `t.expand_dims(1)`).
+MatrixBatch matrix_batch(const Tensor& t);
+
+/// How LAPACK can read a matrix in place: column-major with leading
+/// dimension `ld` (transposed = false), or its transpose is (transposed = true).
+struct InPlaceLayout {
+  bool ok = false;
+  bool transposed = false;
+  std::int64_t ld = 1;
+};
+InPlaceLayout in_place_layout(const MatrixBatch& mb);
+
+/// Copies a rows x cols matrix with strides (rs, cs) into column-major
+/// memory with leading dimension ld.
+template <class T>
+void copy_matrix(T* dst, std::int64_t ld, const T* src, std::int64_t rows, std::int64_t cols,
+                 std::int64_t rs, std::int64_t cs) {
+  if (rows == 0 || cols == 0) return;
+  if (rs == 1 && (cols == 1 || (cs == rows && ld == rows))) {
+    std::copy_n(src, rows * cols, dst);  // one contiguous block
+  } else if (rs == 1) {
+    for (std::int64_t j = 0; j < cols; ++j) std::copy_n(src + j * cs, rows, dst + j * ld);
+  } else if (rows * cols >= 4096) {
+    // Large transposed copies go through the cache-blocked strided copy.
+    tenferro::detail::copy_strided(dst, Strides{1, ld}, src, Strides{rs, cs}, Shape{rows, cols},
+                                   sizeof(T));
+  } else {
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t i = 0; i < rows; ++i) dst[i + j * ld] = src[i * rs + j * cs];
+  }
+}
+
+/// Copies matrix `b` of `mb` (in the tensor whose data starts at `base`).
+template <class T>
+void load_matrix(T* dst, std::int64_t ld, const T* base, const MatrixBatch& mb, std::int64_t b) {
+  copy_matrix(dst, ld, base + mb.offsets[static_cast<std::size_t>(b)], mb.rows, mb.cols, mb.rs,
+              mb.cs);
+}
+
+template <class T>
+bool is_finite_value(const T& v) {
+  if constexpr (is_complex_v<T>)
+    return std::isfinite(v.real()) && std::isfinite(v.imag());
+  else
+    return std::isfinite(v);
+}
+
+/// Which part of a matrix an op reads.
+enum class Region { all, lower, upper };
+
+/// ValueError naming `op`, operand `name`, the element and its batch entry
+/// when `t` (rank >= 1; a vector is one column) has a NaN or Inf where
+/// `region` says the op reads it.
+void check_finite(const char* op, const Tensor& t, const char* name, Region region = Region::all);
+
+/// "matrix [1, 0] of the batch (operand a, f64 [3, 3, 2, 2])" or
+/// "the matrix (operand a, f64 [3, 3])".
+std::string matrix_position(const Tensor& t, const char* name, std::int64_t b);
+
+/// LAPACK infos per matrix of a batch (0: success).
+class BatchStatus {
+ public:
+  explicit BatchStatus(std::int64_t count) : info_(static_cast<std::size_t>(count), 0) {}
+  void set(std::int64_t b, int info) { info_[static_cast<std::size_t>(b)] = info; }
+  /// The first failing matrix, or -1.
+  std::int64_t first_failure() const {
+    for (std::size_t b = 0; b < info_.size(); ++b)
+      if (info_[b] != 0) return static_cast<std::int64_t>(b);
+    return -1;
+  }
+  int info(std::int64_t b) const { return info_[static_cast<std::size_t>(b)]; }
+
+ private:
+  std::vector<int> info_;
+};
+
+/// InternalError for a negative info (an argument LAPACK rejected: a bug here).
+void check_lapack_args(const char* op, const char* routine, int info);
+
+/// Throws LinalgError for the first failure in `status`, if any; `describe`
+/// turns (info > 0) into the problem text ("is singular: U[2, 2] is exactly
+/// zero"); a negative info (LAPACK rejected an argument) is an internal error.
+template <class Describe>
+void throw_if_failed(const char* op, const Tensor& t, const char* name, const BatchStatus& status,
+                     Describe&& describe) {
+  std::int64_t b = status.first_failure();
+  if (b < 0) return;
+  int info = status.info(b);
+  check_lapack_args(op, "routine", info);
+  throw LinalgError(
+      ::tenferro::detail::str(op, ": ", matrix_position(t, name, b), " ", describe(info)), b, info);
+}
+
+/// ValueError when an extent does not fit LAPACK's 32-bit integers.
+lapack_int to_lapack_int(const char* op, std::int64_t v);
+
+/// Estimated flops below which a batch stays on one thread.
+inline constexpr double kParallelWork = 1 << 17;
+
+/// Whether to split a batch of `count` rows x cols problems across threads
+/// (Note [Batch loop]).
+bool split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols);
+
+/// Runs body(b, state) for b in [0, count), with one `state = make_state()`
+/// per thread, in parallel when `parallel` (the body must not throw).
+template <class MakeState, class Body>
+void for_each_batch(std::int64_t count, bool parallel, MakeState&& make_state, Body&& body) {
+  if (count <= 0) return;
+  if (!parallel || count < 2 || omp_get_max_threads() <= 1 || omp_in_parallel()) {
+    auto state = make_state();
+    for (std::int64_t b = 0; b < count; ++b) body(b, state);
+    return;
+  }
+  int threads = static_cast<int>(std::min<std::int64_t>(omp_get_max_threads(), count));
+#pragma omp parallel num_threads(threads)
+  {
+    auto state = make_state();
+#pragma omp for schedule(static)
+    for (std::int64_t b = 0; b < count; ++b) body(b, state);
+  }
+}
+
+/// Machine epsilon of the real type of T.
+template <class T>
+constexpr double eps_of() {
+  return static_cast<double>(std::numeric_limits<real_t<T>>::epsilon());
+}
+
+/// Typed pointer to the first element of a host tensor.
+template <class T>
+T* ptr(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+/// The empty [0, 0, batch...] tensor of an output that was not requested
+/// (Note [Unrequested outputs] in tenferro/linalg/family.hpp).
+Tensor unrequested_output(Backend& backend, DType dtype, const Shape& batch);
+
+/// Fills a column-major rows x cols matrix with the identity.
+template <class T>
+void set_identity(T* p, std::int64_t rows, std::int64_t cols) {
+  std::fill(p, p + rows * cols, T(0));
+  for (std::int64_t i = 0; i < std::min(rows, cols); ++i) p[i + i * rows] = T(1);
+}
+
+/// A family op with a CPU kernel only.
+inline FamilyOp cpu_op(const char* name, int num_inputs, int num_outputs, FamilyOp::InferFn infer,
+                       FamilyOp::KernelFn kernel) {
+  FamilyOp op;
+  op.name = name;
+  op.num_inputs = num_inputs;
+  op.num_outputs = num_outputs;
+  op.infer = std::move(infer);
+  op.cpu_kernel = std::move(kernel);
+  return op;
+}
+
+}  // namespace tenferro::linalg::detail

@@ -1,0 +1,491 @@
+// The LU-based ops: linalg.lu, lu_factor, lu_solve, solve, inv, det, slogdet.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "common.hpp"
+#include "ops.hpp"
+#include "small.hpp"
+#include "tenferro/ops/backend.hpp"
+
+namespace tenferro::linalg::detail {
+namespace {
+
+constexpr const char* kLu = "linalg.lu";
+constexpr const char* kLuFactor = "linalg.lu_factor";
+constexpr const char* kLuSolve = "linalg.lu_solve";
+constexpr const char* kSolve = "linalg.solve";
+constexpr const char* kInv = "linalg.inv";
+constexpr const char* kDet = "linalg.det";
+constexpr const char* kSlogdet = "linalg.slogdet";
+
+std::string singular_text(int info) {
+  return ::tenferro::detail::str("is singular: U[", info - 1, ", ", info - 1,
+                                 "] of its LU factorisation is exactly zero (LAPACK getrf info ",
+                                 info, ")");
+}
+
+// Loads matrix b of a square operand for getrf. A row-major matrix is
+// copied as stored, i.e. as its transpose (Note [Transposed operands]);
+// returns whether it did so.
+// Note [Transposed operands]: the buffer of a row-major matrix is its
+// transpose in column-major order. Ops whose result follows from the LU
+// factors of A^T as easily as from those of A (solve: getrs with TRANS='T';
+// det, slogdet: det A^T = det A) factor that buffer after a plain copy
+// instead of a transposing one.
+template <class T>
+bool load_square(T* dst, const T* base, const MatrixBatch& mb, const InPlaceLayout& layout,
+                 std::int64_t b) {
+  const T* src = base + mb.offsets[static_cast<std::size_t>(b)];
+  if (layout.ok && layout.transposed) {
+    copy_matrix(dst, mb.rows, src, mb.rows, mb.cols, 1, layout.ld);
+    return true;
+  }
+  copy_matrix(dst, mb.rows, src, mb.rows, mb.cols, mb.rs, mb.cs);
+  return false;
+}
+
+// ---- linalg.lu, linalg.lu_factor -------------------------------------------------------
+
+std::vector<TensorMeta> infer_lu(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
+  MatrixShape s = matrix_shape(kLu, in[0], "a");
+  const bool want_p = attrs.get_or<bool>("permutation_matrix", true);
+  const std::int64_t k = std::min(s.rows, s.cols);
+  DType d = in[0].dtype;
+  return {{DType::i64, with_batch({s.rows}, s.batch)},
+          {d, with_batch({s.rows, k}, s.batch)},
+          {d, with_batch({k, s.cols}, s.batch)},
+          {d, with_batch({want_p ? s.rows : 0, want_p ? s.rows : 0}, s.batch)}};
+}
+
+template <class T>
+void lu_into(const Tensor& a, std::int64_t* perm, T* l, T* u, T* p) {
+  const MatrixBatch mb = matrix_batch(a);
+  const std::int64_t m = mb.rows, n = mb.cols, k = std::min(m, n);
+  const T* base = ptr<T>(a);
+  const lapack_int lm = to_lapack_int(kLu, m), ln = to_lapack_int(kLu, n);
+  for_each_batch(
+      mb.count(), split_batch(mb.count(), m, n),
+      [&] { return std::vector<lapack_int>(static_cast<std::size_t>(k)); },
+      [&](std::int64_t b, std::vector<lapack_int>& ipiv) {
+        T* lb = l + b * m * k;
+        T* ub = u + b * k * n;
+        // Factor in whichever output has the shape of a (L if tall, U if wide).
+        T* f = m >= n ? lb : ub;
+        load_matrix(f, m, base, mb, b);
+        if (k > 0) getrf_auto<T>(lm, ln, f, lm, ipiv.data());  // singular U is not an error here
+        if (f == lb) {
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = 0; i < k; ++i) ub[i + j * k] = i <= j ? f[i + j * m] : T(0);
+          for (std::int64_t j = 0; j < k; ++j)
+            for (std::int64_t i = 0; i <= j && i < m; ++i) lb[i + j * m] = i == j ? T(1) : T(0);
+        } else {
+          for (std::int64_t j = 0; j < k; ++j)
+            for (std::int64_t i = 0; i < m; ++i)
+              lb[i + j * m] = i > j ? f[i + j * m] : i == j ? T(1) : T(0);
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = j + 1; i < m; ++i) ub[i + j * m] = T(0);
+        }
+        std::int64_t* pb = perm + b * m;
+        std::iota(pb, pb + m, std::int64_t{0});
+        for (std::int64_t i = 0; i < k; ++i)
+          std::swap(pb[i], pb[ipiv[static_cast<std::size_t>(i)] - 1]);
+        if (p != nullptr) {
+          T* P = p + b * m * m;
+          std::fill(P, P + m * m, T(0));
+          for (std::int64_t i = 0; i < m; ++i) P[i + pb[i] * m] = T(1);
+        }
+      });
+}
+
+std::vector<Tensor> lu_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in, Backend& be) {
+  const Tensor& a = in[0];
+  std::vector<TensorMeta> metas = infer_lu(attrs, {{TensorMeta{a.dtype(), a.shape()}}});
+  check_finite(kLu, a, "a");
+  std::vector<Tensor> out;
+  for (const TensorMeta& m : metas) out.push_back(be.empty(m.dtype, m.shape));
+  const bool want_p = attrs.get_or<bool>("permutation_matrix", true);
+  visit_dtype<kFloatDTypes>(a.dtype(), kLu, [&]<class T>() {
+    lu_into<T>(a, ptr<std::int64_t>(out[0]), ptr<T>(out[1]), ptr<T>(out[2]),
+               want_p ? ptr<T>(out[3]) : nullptr);
+  });
+  return out;
+}
+
+std::vector<TensorMeta> infer_lu_factor(const FamilyAttrs&, std::span<const TensorMeta> in) {
+  MatrixShape s = matrix_shape(kLuFactor, in[0], "a");
+  return {{in[0].dtype, in[0].shape},
+          {DType::i64, with_batch({std::min(s.rows, s.cols)}, s.batch)}};
+}
+
+std::vector<Tensor> lu_factor_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  const Tensor& a = in[0];
+  check_finite(kLuFactor, a, "a");
+  const MatrixBatch mb = matrix_batch(a);
+  const std::int64_t m = mb.rows, n = mb.cols, k = std::min(m, n);
+  Tensor lu = be.empty(a.dtype(), a.shape());
+  Tensor piv =
+      be.empty(DType::i64, infer_lu_factor({}, {{TensorMeta{a.dtype(), a.shape()}}})[1].shape);
+  visit_dtype<kFloatDTypes>(a.dtype(), kLuFactor, [&]<class T>() {
+    const lapack_int lm = to_lapack_int(kLuFactor, m), ln = to_lapack_int(kLuFactor, n);
+    const T* base = ptr<T>(a);
+    for_each_batch(
+        mb.count(), split_batch(mb.count(), m, n),
+        [&] { return std::vector<lapack_int>(static_cast<std::size_t>(k)); },
+        [&](std::int64_t b, std::vector<lapack_int>& ipiv) {
+          T* f = ptr<T>(lu) + b * m * n;
+          load_matrix(f, m, base, mb, b);
+          if (k > 0) getrf_auto<T>(lm, ln, f, lm, ipiv.data());
+          std::int64_t* pb = ptr<std::int64_t>(piv) + b * k;
+          for (std::int64_t i = 0; i < k; ++i) pb[i] = ipiv[static_cast<std::size_t>(i)] - 1;
+        });
+  });
+  return {lu, piv};
+}
+
+// ---- linalg.lu_solve, linalg.solve --------------------------------------------------------
+
+char trans_attr(const char* op, const FamilyAttrs& attrs) {
+  const std::string t = attrs.get_or<std::string>("trans", "N");
+  TF_CHECK(t == "N" || t == "T" || t == "C", ValueError, op,
+           "trans must be \"N\", \"T\" or \"C\", got \"", t, "\"");
+  return t[0];
+}
+
+std::vector<TensorMeta> infer_lu_solve(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
+  MatrixShape ls = matrix_shape(kLuSolve, in[0], "lu");
+  require_square(kLuSolve, in[0], "lu");
+  const TensorMeta& piv = in[1];
+  TF_CHECK(piv.dtype == DType::i64, DTypeError, kLuSolve, "pivots must be i64, got ", piv.dtype);
+  TF_CHECK(piv.shape == with_batch({ls.rows}, ls.batch), ShapeError, kLuSolve, "pivots ", piv.shape,
+           " must have shape ", with_batch({ls.rows}, ls.batch), " to match lu ", in[0].shape);
+  rhs_shape(kLuSolve, in[0], ls, in[2], "lu", "b", ls.rows);
+  trans_attr(kLuSolve, attrs);
+  return {{in[2].dtype, in[2].shape}};
+}
+
+// Throws LinalgError for the first matrix whose packed U has an exactly
+// zero diagonal entry (getrs would divide by it).
+template <class T>
+void check_u_diagonal(const char* op, const Tensor& lu, const char* name, const MatrixBatch& mb,
+                      const char* what) {
+  const T* base = ptr<T>(lu);
+  BatchStatus status(mb.count());
+  for (std::int64_t b = 0; b < mb.count(); ++b) {
+    const T* p = base + mb.offsets[static_cast<std::size_t>(b)];
+    for (std::int64_t i = 0; i < std::min(mb.rows, mb.cols); ++i)
+      if (p[i * (mb.rs + mb.cs)] == T(0)) {
+        status.set(b, static_cast<int>(i + 1));
+        break;
+      }
+  }
+  throw_if_failed(op, lu, name, status, [&](int info) {
+    return ::tenferro::detail::str("is singular: ", what, "[", info - 1, ", ", info - 1,
+                                   "] is exactly zero");
+  });
+}
+
+template <class T>
+Tensor lu_solve_typed(const Tensor& lu, const Tensor& piv, const Tensor& b_in, char trans,
+                      Backend& be) {
+  const bool vector = b_in.ndim() == 1;
+  const Tensor bm = vector ? b_in.expand_dims(1) : b_in;
+  const MatrixBatch lb = matrix_batch(lu), rb = matrix_batch(bm);
+  const std::int64_t n = lb.rows, nrhs = rb.cols, count = lb.count();
+  // Pivot values: LAPACK reads them unchecked.
+  const Tensor pm = piv.expand_dims(1);
+  const MatrixBatch pb = matrix_batch(pm);
+  const std::int64_t* pbase = ptr<std::int64_t>(pm);
+  for (std::int64_t b = 0; b < count; ++b)
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t v = pbase[pb.offsets[static_cast<std::size_t>(b)] + i * pb.rs];
+      TF_CHECK(v >= i && v < n, ValueError, kLuSolve, "pivots[", i, "] = ", v, " of ",
+               matrix_position(lu, "lu", b), " must lie in [", i, ", ", n,
+               ") (0-based row interchanges as returned by lu_factor)");
+    }
+  check_finite(kLuSolve, lu, "lu");
+  check_finite(kLuSolve, b_in, "b");
+  check_u_diagonal<T>(kLuSolve, lu, "lu", lb, "U");
+  Tensor x = be.empty(b_in.dtype(), bm.shape());
+  const InPlaceLayout layout = in_place_layout(lb);
+  const bool direct = layout.ok && !layout.transposed;
+  const lapack_int ln = to_lapack_int(kLuSolve, n), lr = to_lapack_int(kLuSolve, nrhs);
+  const T* lbase = ptr<T>(lu);
+  const T* bbase = ptr<T>(bm);
+  struct State {
+    std::vector<T> lu;
+    std::vector<lapack_int> ipiv;
+  };
+  for_each_batch(
+      count, split_batch(count, n, n + nrhs),
+      [&] {
+        State st;
+        if (!direct) st.lu.resize(static_cast<std::size_t>(n * n));
+        st.ipiv.resize(static_cast<std::size_t>(n));
+        return st;
+      },
+      [&](std::int64_t b, State& st) {
+        const T* f = lbase + lb.offsets[static_cast<std::size_t>(b)];
+        lapack_int ld = static_cast<lapack_int>(direct ? layout.ld : std::max<std::int64_t>(n, 1));
+        if (!direct) {
+          load_matrix(st.lu.data(), n, lbase, lb, b);
+          f = st.lu.data();
+        }
+        for (std::int64_t i = 0; i < n; ++i)
+          st.ipiv[static_cast<std::size_t>(i)] = static_cast<lapack_int>(
+              pbase[pb.offsets[static_cast<std::size_t>(b)] + i * pb.rs] + 1);
+        T* xb = ptr<T>(x) + b * n * nrhs;
+        load_matrix(xb, n, bbase, rb, b);
+        if (n > 0 && nrhs > 0)
+          getrs_auto<T>(trans, ln, lr, f, ld, st.ipiv.data(), xb, std::max<lapack_int>(ln, 1));
+      });
+  return vector ? x.reshape(b_in.shape()) : x;
+}
+
+std::vector<Tensor> lu_solve_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+                                    Backend& be) {
+  char trans = trans_attr(kLuSolve, attrs);
+  return visit_dtype<kFloatDTypes>(in[0].dtype(), kLuSolve, [&]<class T>() {
+    return std::vector<Tensor>{lu_solve_typed<T>(in[0], in[1], in[2], trans, be)};
+  });
+}
+
+std::vector<TensorMeta> infer_solve(const FamilyAttrs&, std::span<const TensorMeta> in) {
+  MatrixShape as = matrix_shape(kSolve, in[0], "a");
+  require_square(kSolve, in[0], "a");
+  rhs_shape(kSolve, in[0], as, in[1], "a", "b", as.rows);
+  return {{in[1].dtype, in[1].shape}};
+}
+
+template <class T>
+Tensor solve_typed(const Tensor& a, const Tensor& b_in, Backend& be) {
+  check_finite(kSolve, a, "a");
+  check_finite(kSolve, b_in, "b");
+  const bool vector = b_in.ndim() == 1;
+  const Tensor bm = vector ? b_in.expand_dims(1) : b_in;
+  const MatrixBatch ab = matrix_batch(a), rb = matrix_batch(bm);
+  const std::int64_t n = ab.rows, nrhs = rb.cols, count = ab.count();
+  Tensor x = be.empty(b_in.dtype(), bm.shape());
+  const InPlaceLayout layout = in_place_layout(ab);
+  const lapack_int ln = to_lapack_int(kSolve, n), lr = to_lapack_int(kSolve, nrhs);
+  const lapack_int ld = std::max<lapack_int>(ln, 1);
+  const T* abase = ptr<T>(a);
+  const T* bbase = ptr<T>(bm);
+  struct State {
+    std::vector<T> lu;
+    std::vector<lapack_int> ipiv;
+  };
+  BatchStatus status(count);
+  for_each_batch(
+      count, split_batch(count, n, n + nrhs),
+      [&] {
+        return State{std::vector<T>(static_cast<std::size_t>(n * n)),
+                     std::vector<lapack_int>(static_cast<std::size_t>(n))};
+      },
+      [&](std::int64_t b, State& st) {
+        const bool transposed = load_square(st.lu.data(), abase, ab, layout, b);
+        T* xb = ptr<T>(x) + b * n * nrhs;
+        load_matrix(xb, n, bbase, rb, b);
+        if (n == 0) return;
+        int info = getrf_auto<T>(ln, ln, st.lu.data(), ld, st.ipiv.data());
+        if (info != 0) return status.set(b, info);
+        if (nrhs > 0)
+          getrs_auto<T>(transposed ? 'T' : 'N', ln, lr, st.lu.data(), ld, st.ipiv.data(), xb, ld);
+      });
+  throw_if_failed(kSolve, a, "a", status, singular_text);
+  return vector ? x.reshape(b_in.shape()) : x;
+}
+
+// ---- linalg.inv ------------------------------------------------------------------------------
+
+std::vector<TensorMeta> infer_square(const char* op, std::span<const TensorMeta> in) {
+  matrix_shape(op, in[0], "a");
+  require_square(op, in[0], "a");
+  return {{in[0].dtype, in[0].shape}};
+}
+
+template <class T>
+void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* singular) {
+  const MatrixBatch mb = matrix_batch(a);
+  const std::int64_t n = mb.rows, count = mb.count();
+  const lapack_int ln = to_lapack_int(op, n), ld = std::max<lapack_int>(ln, 1);
+  const T* base = ptr<T>(a);
+  const bool small_path = small::use_small_factor(n, n);
+  struct State {
+    std::vector<T> lu, work;
+    std::vector<lapack_int> ipiv;
+  };
+  BatchStatus status(count);
+  for_each_batch(
+      count, split_batch(count, n, n),
+      [&] {
+        State st;
+        st.ipiv.resize(static_cast<std::size_t>(n));
+        if (small_path) st.lu.resize(static_cast<std::size_t>(n * n));
+        return st;
+      },
+      [&](std::int64_t b, State& st) {
+        T* ob = out + b * n * n;
+        if (n == 0) return;
+        if (small_path) {
+          // Factor a copy, then solve against the identity in the output.
+          load_matrix(st.lu.data(), n, base, mb, b);
+          int info = small::getrf(n, n, st.lu.data(), n, st.ipiv.data());
+          if (info != 0) return status.set(b, info);
+          set_identity(ob, n, n);
+          small::getrs('N', n, n, st.lu.data(), n, st.ipiv.data(), ob, n);
+          return;
+        }
+        load_matrix(ob, n, base, mb, b);
+        int info = lapack::getrf<T>(ln, ln, ob, ld, st.ipiv.data());
+        if (info != 0) return status.set(b, info);
+        if (st.work.empty()) {
+          T q(0);
+          lapack::getri<T>(ln, ob, ld, st.ipiv.data(), &q, -1);
+          st.work.resize(static_cast<std::size_t>(lapack::query_size(q)));
+        }
+        info = lapack::getri<T>(ln, ob, ld, st.ipiv.data(), st.work.data(),
+                                static_cast<lapack_int>(st.work.size()));
+        status.set(b, info);
+      });
+  if (singular != nullptr) {
+    singular->assign(static_cast<std::size_t>(count), 0);
+    for (std::int64_t b = 0; b < count; ++b) {
+      check_lapack_args(op, "getrf/getri", status.info(b));
+      (*singular)[static_cast<std::size_t>(b)] = status.info(b) > 0;
+    }
+    return;
+  }
+  throw_if_failed(op, a, "a", status, singular_text);
+}
+
+// ---- linalg.det, linalg.slogdet
+// ------------------------------------------------------------------
+
+std::vector<TensorMeta> infer_det(const FamilyAttrs&, std::span<const TensorMeta> in) {
+  MatrixShape s = matrix_shape(kDet, in[0], "a");
+  require_square(kDet, in[0], "a");
+  return {{in[0].dtype, s.batch}};
+}
+
+std::vector<TensorMeta> infer_slogdet(const FamilyAttrs&, std::span<const TensorMeta> in) {
+  MatrixShape s = matrix_shape(kSlogdet, in[0], "a");
+  require_square(kSlogdet, in[0], "a");
+  return {{in[0].dtype, s.batch}, {real_dtype(in[0].dtype), s.batch}};
+}
+
+// Factors each matrix (a copy, transposed if that is cheaper: det A^T =
+// det A) and calls reduce(b, lu, ipiv) with its LU factors (column-major n x n).
+template <class T, class Reduce>
+void for_each_lu(const char* op, const Tensor& a, Reduce&& reduce) {
+  check_finite(op, a, "a");
+  const MatrixBatch mb = matrix_batch(a);
+  const std::int64_t n = mb.rows, count = mb.count();
+  const lapack_int ln = to_lapack_int(op, n), ld = std::max<lapack_int>(ln, 1);
+  const InPlaceLayout layout = in_place_layout(mb);
+  const T* base = ptr<T>(a);
+  struct State {
+    std::vector<T> lu;
+    std::vector<lapack_int> ipiv;
+  };
+  for_each_batch(
+      count, split_batch(count, n, n),
+      [&] {
+        return State{std::vector<T>(static_cast<std::size_t>(n * n)),
+                     std::vector<lapack_int>(static_cast<std::size_t>(n))};
+      },
+      [&](std::int64_t b, State& st) {
+        load_square(st.lu.data(), base, mb, layout, b);
+        if (n > 0) getrf_auto<T>(ln, ln, st.lu.data(), ld, st.ipiv.data());
+        reduce(b, st.lu.data(), st.ipiv.data());
+      });
+}
+
+std::vector<Tensor> det_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  const Tensor& a = in[0];
+  MatrixShape s = matrix_shape(kDet, {a.dtype(), a.shape()}, "a");
+  const std::int64_t n = s.rows;
+  Tensor out = be.empty(a.dtype(), s.batch);
+  visit_dtype<kFloatDTypes>(a.dtype(), kDet, [&]<class T>() {
+    T* o = ptr<T>(out);
+    // det = (-1)^(number of interchanges) * prod diag(U).
+    for_each_lu<T>(kDet, a, [&](std::int64_t b, const T* lu, const lapack_int* ipiv) {
+      T d(1);
+      for (std::int64_t i = 0; i < n; ++i) {
+        d *= lu[i + i * n];
+        if (ipiv[i] != i + 1) d = -d;
+      }
+      o[b] = d;
+    });
+  });
+  return {out};
+}
+
+std::vector<Tensor> slogdet_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  const Tensor& a = in[0];
+  MatrixShape s = matrix_shape(kSlogdet, {a.dtype(), a.shape()}, "a");
+  const std::int64_t n = s.rows;
+  Tensor sign = be.empty(a.dtype(), s.batch);
+  Tensor logabs = be.empty(real_dtype(a.dtype()), s.batch);
+  visit_dtype<kFloatDTypes>(a.dtype(), kSlogdet, [&]<class T>() {
+    using R = real_t<T>;
+    T* so = ptr<T>(sign);
+    R* lo = ptr<R>(logabs);
+    for_each_lu<T>(kSlogdet, a, [&](std::int64_t b, const T* lu, const lapack_int* ipiv) {
+      T sg(1);
+      R la(0);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const T d = lu[i + i * n];
+        const R ad = std::abs(d);
+        if (ad == R(0)) {
+          sg = T(0);
+          la = -std::numeric_limits<R>::infinity();
+          break;
+        }
+        sg *= d / ad;
+        la += std::log(ad);
+        if (ipiv[i] != i + 1) sg = -sg;
+      }
+      if constexpr (is_complex_v<T>)
+        if (sg != T(0)) sg /= std::abs(sg);  // undo the rounding drift of the product
+      so[b] = sg;
+      lo[b] = la;
+    });
+  });
+  return {sign, logabs};
+}
+
+}  // namespace
+
+Tensor inverse(const char* op, const Tensor& a, Backend& be, std::vector<char>* singular) {
+  check_finite(op, a, "a");
+  Tensor out = be.empty(a.dtype(), a.shape());
+  visit_dtype<kFloatDTypes>(a.dtype(), op,
+                            [&]<class T>() { inverse_into<T>(op, a, ptr<T>(out), singular); });
+  return out;
+}
+
+std::vector<FamilyOp> lu_ops() {
+  return {
+      cpu_op(kLu, 1, 4, infer_lu, lu_kernel),
+      cpu_op(kLuFactor, 1, 2, infer_lu_factor, lu_factor_kernel),
+      cpu_op(kLuSolve, 3, 1, infer_lu_solve, lu_solve_kernel),
+      cpu_op(kSolve, 2, 1, infer_solve,
+             [](const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+               return visit_dtype<kFloatDTypes>(in[0].dtype(), kSolve, [&]<class T>() {
+                 return std::vector<Tensor>{solve_typed<T>(in[0], in[1], be)};
+               });
+             }),
+      cpu_op(
+          kInv, 1, 1,
+          [](const FamilyAttrs&, std::span<const TensorMeta> in) { return infer_square(kInv, in); },
+          [](const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+            return std::vector<Tensor>{inverse(kInv, in[0], be, nullptr)};
+          }),
+      cpu_op(kDet, 1, 1, infer_det, det_kernel),
+      cpu_op(kSlogdet, 1, 2, infer_slogdet, slogdet_kernel),
+  };
+}
+
+}  // namespace tenferro::linalg::detail

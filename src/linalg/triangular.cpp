@@ -1,0 +1,164 @@
+// linalg.cholesky (potrf) and linalg.triangular_solve (trsm).
+#include <algorithm>
+
+#include "common.hpp"
+#include "ops.hpp"
+#include "tenferro/ops/backend.hpp"
+
+namespace tenferro::linalg::detail {
+namespace {
+
+constexpr const char* kCholesky = "linalg.cholesky";
+constexpr const char* kTriangularSolve = "linalg.triangular_solve";
+
+// ---- linalg.cholesky -----------------------------------------------------------------
+
+std::vector<TensorMeta> infer_cholesky(const FamilyAttrs&, std::span<const TensorMeta> in) {
+  matrix_shape(kCholesky, in[0], "a");
+  require_square(kCholesky, in[0], "a");
+  return {{in[0].dtype, in[0].shape}};
+}
+
+template <class T>
+void cholesky_into(const Tensor& a, bool lower, T* out) {
+  const MatrixBatch mb = matrix_batch(a);
+  const std::int64_t n = mb.rows, count = mb.count();
+  const lapack_int ln = to_lapack_int(kCholesky, n), ld = std::max<lapack_int>(ln, 1);
+  const T* base = ptr<T>(a);
+  BatchStatus status(count);
+  for_each_batch(
+      count, split_batch(count, n, n), [] { return 0; },
+      [&](std::int64_t b, int&) {
+        T* ob = out + b * n * n;
+        load_matrix(ob, n, base, mb, b);
+        if (n == 0) return;
+        status.set(b, lapack::potrf<T>(lower ? 'L' : 'U', ln, ob, ld));
+        // The triangle potrf did not write is zero in the result.
+        for (std::int64_t j = 0; j < n; ++j)
+          for (std::int64_t i = 0; i < n; ++i)
+            if (lower ? i < j : i > j) ob[i + j * n] = T(0);
+      });
+  throw_if_failed(kCholesky, a, "a", status, [](int info) {
+    return ::tenferro::detail::str("is not positive definite: its leading minor of order ", info,
+                                   " is not (LAPACK potrf info ", info, ")");
+  });
+}
+
+std::vector<Tensor> cholesky_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+                                    Backend& be) {
+  const Tensor& a = in[0];
+  const bool lower = attrs.get_or<bool>("lower", true);
+  check_finite(kCholesky, a, "a", lower ? Region::lower : Region::upper);
+  Tensor out = be.empty(a.dtype(), a.shape());
+  visit_dtype<kFloatDTypes>(a.dtype(), kCholesky,
+                            [&]<class T>() { cholesky_into<T>(a, lower, ptr<T>(out)); });
+  return {out};
+}
+
+// ---- linalg.triangular_solve ----------------------------------------------------------
+
+struct TriAttrs {
+  bool lower, left, unit;
+};
+TriAttrs tri_attrs(const FamilyAttrs& attrs) {
+  return {attrs.get_or<bool>("lower", true), attrs.get_or<bool>("left", true),
+          attrs.get_or<bool>("unit_diagonal", false)};
+}
+
+std::vector<TensorMeta> infer_triangular_solve(const FamilyAttrs& attrs,
+                                               std::span<const TensorMeta> in) {
+  MatrixShape as = matrix_shape(kTriangularSolve, in[0], "a");
+  require_square(kTriangularSolve, in[0], "a");
+  const TriAttrs t = tri_attrs(attrs);
+  if (t.left) {
+    rhs_shape(kTriangularSolve, in[0], as, in[1], "a", "b", as.rows);
+  } else {
+    // x a = b: b is [r, n, batch...] (or a row vector [n]).
+    const TensorMeta& b = in[1];
+    require_same_dtype(kTriangularSolve, in[0], "a", b, "b");
+    if (b.shape.size() == 1) {
+      rhs_shape(kTriangularSolve, in[0], as, b, "a", "b", as.rows);
+    } else {
+      MatrixShape bs = matrix_shape(kTriangularSolve, b, "b");
+      TF_CHECK(bs.cols == as.rows, ShapeError, kTriangularSolve, "operand b ", b.shape,
+               " must have ", as.rows, " columns to solve x a = b with a ", in[0].shape);
+      require_same_batch(kTriangularSolve, as, in[0], "a", bs, b, "b");
+    }
+  }
+  return {{in[1].dtype, in[1].shape}};
+}
+
+template <class T>
+Tensor triangular_solve_typed(const Tensor& a, const Tensor& b_in, const TriAttrs& t, Backend& be) {
+  const Region region = t.lower ? Region::lower : Region::upper;
+  check_finite(kTriangularSolve, a, "a", region);
+  check_finite(kTriangularSolve, b_in, "b");
+  const MatrixBatch ab = matrix_batch(a);
+  const std::int64_t n = ab.rows, count = ab.count();
+  const T* abase = ptr<T>(a);
+  if (!t.unit) {
+    BatchStatus status(count);
+    for (std::int64_t b = 0; b < count; ++b)
+      for (std::int64_t i = 0; i < n; ++i)
+        if (abase[ab.offsets[static_cast<std::size_t>(b)] + i * (ab.rs + ab.cs)] == T(0)) {
+          status.set(b, static_cast<int>(i + 1));
+          break;
+        }
+    throw_if_failed(kTriangularSolve, a, "a", status, [](int info) {
+      return ::tenferro::detail::str("is singular: its diagonal entry [", info - 1, ", ", info - 1,
+                                     "] is exactly zero");
+    });
+  }
+  // A vector b is a column (left) or a row (right).
+  const bool vector = b_in.ndim() == 1;
+  const Tensor bm = vector ? b_in.expand_dims(t.left ? 1 : 0) : b_in;
+  const MatrixBatch rb = matrix_batch(bm);
+  Tensor x = be.empty(b_in.dtype(), bm.shape());
+  // trsm does not overwrite a: a column-major a is read in place, a
+  // row-major one as its transpose with the other triangle
+  // (Note [Transposed operands] in lu.cpp); other layouts are copied.
+  const InPlaceLayout layout = in_place_layout(ab);
+  const bool in_place = layout.ok;
+  const char uplo = (t.lower != (in_place && layout.transposed)) ? 'L' : 'U';
+  const char transa = in_place && layout.transposed ? 'T' : 'N';
+  const lapack_int lda =
+      static_cast<lapack_int>(in_place ? layout.ld : std::max<std::int64_t>(n, 1));
+  const lapack_int lm = to_lapack_int(kTriangularSolve, rb.rows);
+  const lapack_int ln = to_lapack_int(kTriangularSolve, rb.cols);
+  const T* bbase = ptr<T>(bm);
+  for_each_batch(
+      count, split_batch(count, n, n + std::max(rb.rows, rb.cols)),
+      [&] { return std::vector<T>(in_place ? 0 : static_cast<std::size_t>(n * n)); },
+      [&](std::int64_t b, std::vector<T>& acopy) {
+        const T* ap = abase + ab.offsets[static_cast<std::size_t>(b)];
+        if (!in_place) {
+          load_matrix(acopy.data(), n, abase, ab, b);
+          ap = acopy.data();
+        }
+        T* xb = ptr<T>(x) + b * rb.rows * rb.cols;
+        load_matrix(xb, rb.rows, bbase, rb, b);
+        if (lm > 0 && ln > 0)
+          lapack::trsm<T>(t.left ? 'L' : 'R', uplo, transa, t.unit ? 'U' : 'N', lm, ln, ap, lda, xb,
+                          std::max<lapack_int>(lm, 1));
+      });
+  return vector ? x.reshape(b_in.shape()) : x;
+}
+
+std::vector<Tensor> triangular_solve_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+                                            Backend& be) {
+  const TriAttrs t = tri_attrs(attrs);
+  return visit_dtype<kFloatDTypes>(in[0].dtype(), kTriangularSolve, [&]<class T>() {
+    return std::vector<Tensor>{triangular_solve_typed<T>(in[0], in[1], t, be)};
+  });
+}
+
+}  // namespace
+
+std::vector<FamilyOp> triangular_ops() {
+  return {
+      cpu_op(kCholesky, 1, 1, infer_cholesky, cholesky_kernel),
+      cpu_op(kTriangularSolve, 2, 1, infer_triangular_solve, triangular_solve_kernel),
+  };
+}
+
+}  // namespace tenferro::linalg::detail

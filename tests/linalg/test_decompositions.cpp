@@ -1,0 +1,578 @@
+// Decompositions: reconstruction and orthogonality on random, ill-conditioned
+// (cond 1e10), rank-deficient, tall, wide, 1 x 1 and empty matrices, every
+// float dtype, batched, in random strided layouts.
+#include <algorithm>
+#include <cmath>
+
+#include "linalg_test_util.hpp"
+
+namespace tenferro {
+namespace {
+
+using namespace linalg_testing;
+
+// Sizes up to 32 take the small-matrix kernels, larger ones LAPACK
+// (Note [Small matrices] in src/linalg/small.hpp): both are swept.
+const std::vector<std::pair<std::int64_t, std::int64_t>> kSizes = {
+    {1, 1},   {2, 2},   {3, 3},   {6, 4},   {4, 6}, {16, 16},
+    {27, 11}, {11, 27}, {40, 34}, {34, 40}, {0, 3}, {3, 0}};
+const std::vector<Kind> kKinds = {Kind::random, Kind::ill_conditioned, Kind::rank_deficient};
+
+double tol_for(DType d, std::int64_t m, std::int64_t n) {
+  return 50.0 * eps(d) * static_cast<double>(std::max<std::int64_t>({m, n, 1}));
+}
+
+// A batch of test matrices of one kind as a tensor in a random layout.
+struct Input {
+  std::vector<Mat> mats;
+  Tensor tensor;
+};
+Input make_input(Kind kind, std::int64_t m, std::int64_t n, const Shape& batch, DType d,
+                 std::uint64_t seed) {
+  Input in;
+  for (std::int64_t b = 0; b < shape_numel(batch); ++b)
+    in.mats.push_back(
+        make_matrix(kind, m, n, is_complex(d), seed + 101 * static_cast<std::uint64_t>(b)));
+  Tensor t = to_tensor(in.mats, batch, d);
+  // The values actually stored (rounded to d) are the reference input.
+  for (std::int64_t b = 0; b < shape_numel(batch); ++b)
+    in.mats[static_cast<std::size_t>(b)] = matrix_of(t, b);
+  in.tensor = testing::with_random_layout(t, seed);
+  return in;
+}
+
+template <class F>
+void sweep(F&& f) {
+  std::uint64_t seed = 1;
+  for (DType d : float_dtypes())
+    for (auto [m, n] : kSizes)
+      for (const Shape& batch : batch_shapes())
+        for (Kind kind : kKinds) {
+          if ((m == 0 || n == 0) && kind != Kind::random) continue;
+          SCOPED_TRACE(::testing::Message() << dtype_name(d) << " " << m << "x" << n << " batch "
+                                            << batch << " " << kind_name(kind) << " seed " << seed);
+          f(d, m, n, batch, make_input(kind, m, n, batch, d, seed));
+          ++seed;
+        }
+}
+
+Shape with_batch(std::initializer_list<std::int64_t> lead, const Shape& batch) {
+  Shape s(lead.begin(), lead.end());
+  for (auto e : batch) s.push_back(e);
+  return s;
+}
+
+// ---- SVD -------------------------------------------------------------------------------
+
+void check_svd(const Input& in, const linalg::SvdResult& r, DType d, std::int64_t m, std::int64_t n,
+               const Shape& batch, bool full) {
+  const std::int64_t k = std::min(m, n);
+  ASSERT_EQ(r.u.dtype(), d);
+  ASSERT_EQ(r.s.dtype(), real_dtype(d));
+  ASSERT_EQ(r.u.shape(), with_batch({m, full ? m : k}, batch));
+  ASSERT_EQ(r.s.shape(), with_batch({k}, batch));
+  ASSERT_EQ(r.vh.shape(), with_batch({full ? n : k, n}, batch));
+  const double tol = tol_for(d, m, n);
+  for (std::int64_t b = 0; b < shape_numel(batch); ++b) {
+    const Mat& a = in.mats[static_cast<std::size_t>(b)];
+    Mat u = matrix_of(r.u, b), vh = matrix_of(r.vh, b);
+    std::vector<cd> s = vector_of(r.s, b);
+    std::vector<double> sr;
+    for (std::int64_t i = 0; i < k; ++i) {
+      EXPECT_EQ(s[static_cast<std::size_t>(i)].imag(), 0.0);
+      EXPECT_GE(s[static_cast<std::size_t>(i)].real(), 0.0);
+      if (i > 0) {
+        EXPECT_LE(s[static_cast<std::size_t>(i)].real(), s[static_cast<std::size_t>(i - 1)].real());
+      }
+      sr.push_back(s[static_cast<std::size_t>(i)].real());
+    }
+    Mat recon = matmul(matmul(u, diag(sr, u.cols, vh.rows)), vh);
+    EXPECT_LE(fro(minus(a, recon)), tol * fro(a) + 1e-300) << "reconstruction, matrix " << b;
+    EXPECT_LE(orthonormality_error(u), tol) << "U^H U, matrix " << b;
+    EXPECT_LE(orthonormality_error(adjoint(vh)), tol) << "Vh Vh^H, matrix " << b;
+  }
+}
+
+TEST(LinalgSvd, ReconstructionAndOrthogonality) {
+  CpuBackend cpu;
+  sweep([&](DType d, std::int64_t m, std::int64_t n, const Shape& batch, const Input& in) {
+    auto before = snapshot(in.tensor);
+    check_svd(in, linalg::svd(in.tensor, cpu), d, m, n, batch, false);
+    check_svd(in, linalg::svd(in.tensor, cpu, {.full_matrices = true}), d, m, n, batch, true);
+    EXPECT_EQ(snapshot(in.tensor), before) << "the operand was modified";
+  });
+}
+
+TEST(LinalgSvd, SvdvalsMatchSvd) {
+  CpuBackend cpu;
+  sweep([&](DType d, std::int64_t m, std::int64_t n, const Shape&, const Input& in) {
+    Tensor s1 = linalg::svdvals(in.tensor, cpu);
+    Tensor s2 = linalg::svd(in.tensor, cpu).s;
+    // Both are backward stable: they agree to eps * s_0.
+    const std::int64_t count = batch_count(in.tensor);
+    for (std::int64_t b = 0; b < count; ++b) {
+      auto x = vector_of(s1, b), y = vector_of(s2, b);
+      ASSERT_EQ(x.size(), y.size());
+      for (std::size_t i = 0; i < x.size(); ++i)
+        EXPECT_NEAR(x[i].real(), y[i].real(), tol_for(d, m, n) * y[0].real());
+    }
+  });
+}
+
+TEST(LinalgSvd, KnownSingularValues) {
+  // s = {4, 2, 1, 0.5} by construction, every dtype, both code paths (4x4 and 24x20).
+  CpuBackend cpu;
+  for (DType d : float_dtypes())
+    for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {4, 4}, {24, 20}, {5, 17}, {40, 34}, {34, 50}}) {
+      std::vector<double> s{4, 2, 1, 0.5};
+      s.resize(static_cast<std::size_t>(std::min(m, n)), 0.25);
+      Tensor a = to_tensor({with_singular_values(m, n, s, is_complex(d), 3)}, {}, d);
+      auto got = vector_of(linalg::svdvals(a, cpu), 0);
+      for (std::size_t i = 0; i < s.size(); ++i)
+        EXPECT_NEAR(got[i].real(), s[i], 20 * eps(d) * 4 * static_cast<double>(std::max(m, n)))
+            << dtype_name(d) << " " << m << "x" << n << " s[" << i << "]";
+    }
+}
+
+// Matrices that exercise the special paths of the bidiagonal QR (exact zeros
+// on the diagonal, a zero matrix, rank one) and the scaling (entries near the
+// ends of the exponent range), for the small kernel (5 x 5, 6 x 4) and LAPACK (40 x 40).
+std::vector<std::pair<std::string, Mat>> special_matrices(std::int64_t m, std::int64_t n, DType d) {
+  std::vector<std::pair<std::string, Mat>> out;
+  out.push_back({"zero", Mat(m, n)});
+  Mat dg(m, n);
+  for (std::int64_t i = 0; i < std::min(m, n); ++i)
+    dg(i, i) = i % 2 == 0 ? 0.0 : 1.0 + static_cast<double>(i);
+  out.push_back({"diagonal with zeros", dg});
+  Mat ones(m, n);
+  for (auto& x : ones.v) x = 1.0;
+  out.push_back({"ones (rank 1)", ones});
+  Mat holes = random_mat(m, n, is_complex(d), 91);
+  for (std::int64_t i = 0; i < m; ++i) holes(i, n / 2) = 0;
+  for (std::int64_t j = 0; j < n; ++j) holes(m / 2, j) = 0;
+  out.push_back({"zero row and column", holes});
+  const double big = real_dtype(d) == DType::f32 ? 1e30 : 1e300, tiny = 1 / big;
+  for (double scale : {big, tiny}) {
+    Mat r = random_mat(m, n, is_complex(d), 92);
+    for (auto& x : r.v) x *= scale;
+    out.push_back({scale > 1 ? "huge entries" : "tiny entries", r});
+  }
+  return out;
+}
+
+TEST(LinalgSvd, SpecialMatrices) {
+  CpuBackend cpu;
+  for (DType d : float_dtypes())
+    for (auto [m, n] :
+         std::vector<std::pair<std::int64_t, std::int64_t>>{{5, 5}, {6, 4}, {4, 6}, {40, 40}})
+      for (const auto& [name, mat] : special_matrices(m, n, d)) {
+        SCOPED_TRACE(::testing::Message() << dtype_name(d) << " " << m << "x" << n << " " << name);
+        Input in;
+        in.tensor = to_tensor({mat}, {}, d);
+        in.mats = {matrix_of(in.tensor, 0)};
+        // Norms are compared after scaling by the largest entry (tiny ones underflow when squared).
+        double amax = 0;
+        for (auto x : in.mats[0].v) amax = std::max(amax, std::abs(x));
+        Input scaled = in;
+        if (amax > 0)
+          for (auto& x : scaled.mats[0].v) x /= amax;
+        for (bool full : {false, true}) {
+          auto r = linalg::svd(in.tensor, cpu, {.full_matrices = full});
+          if (amax > 0) r.s = mul(r.s, Scalar(1 / amax), cpu);
+          check_svd(scaled, r, d, m, n, {}, full);
+        }
+      }
+}
+
+TEST(LinalgSvd, TypedResultsAndQuickstart) {
+  // The README's Quickstart A: a 2 x 2 product and its SVD, singular values {3, 1}.
+  CpuBackend cpu;
+  auto a = TypedTensor<double>::from_vec_col_major({2, 2}, {3.0, 0.0, 0.0, 1.0});
+  auto identity = TypedTensor<double>::from_vec_col_major({2, 2}, {1.0, 0.0, 0.0, 1.0});
+  auto product = a.matmul(identity, cpu);
+  auto [u, s, vh] = linalg::svd(product, cpu);
+  static_assert(std::is_same_v<decltype(s), TypedTensor<double>>);
+  EXPECT_NEAR(s.at({0}), 3.0, 1e-12);
+  EXPECT_NEAR(s.at({1}), 1.0, 1e-12);
+  auto zc = TypedTensor<std::complex<float>>::from_vec_col_major({1, 1}, {{3.0f, 4.0f}});
+  auto [zu, zs, zvh] = linalg::svd(zc, cpu);
+  static_assert(std::is_same_v<decltype(zs), TypedTensor<float>>);
+  EXPECT_NEAR(zs.at({0}), 5.0f, 1e-6f);
+  EXPECT_NEAR(std::abs(zu.at({0, 0}) * zs.at({0}) * zvh.at({0, 0}) - std::complex<float>(3, 4)),
+              0.0f, 1e-6f);
+}
+
+TEST(LinalgSvdTruncated, KeepsValuesAboveTheThreshold) {
+  CpuBackend cpu;
+  for (DType d : float_dtypes()) {
+    SCOPED_TRACE(dtype_name(d));
+    const double e = eps(d);
+    // Matrix 0 has s = {5, 3, 1, 1e-3, 0}; matrix 1 has s = {2, 1, 0, 0, 0}.
+    std::vector<Mat> mats{with_singular_values(7, 5, {5, 3, 1, 1e-3, 0}, is_complex(d), 11),
+                          with_singular_values(7, 5, {2, 1, 0, 0, 0}, is_complex(d), 12)};
+    Tensor a = testing::with_random_layout(to_tensor(mats, {2}, d), 5);
+    mats = {matrix_of(a, 0), matrix_of(a, 1)};
+    {
+      auto [u, s, vh] = linalg::svd_truncated(a, cpu, {.rtol = 1e-2});
+      // Matrix 0 keeps 3 (1 > 5e-2 > 1e-3), matrix 1 keeps 2: r = 3, its s[2] is zeroed.
+      ASSERT_EQ(u.shape(), (Shape{7, 3, 2}));
+      ASSERT_EQ(s.shape(), (Shape{3, 2}));
+      ASSERT_EQ(vh.shape(), (Shape{3, 5, 2}));
+      EXPECT_NEAR(testing::value_at(s, {2, 0}).real(), 1.0, 100 * e);
+      EXPECT_EQ(testing::value_at(s, {2, 1}).real(), 0.0);
+      for (std::int64_t b = 0; b < 2; ++b) {
+        Mat ub = matrix_of(u, b), vb = matrix_of(vh, b);
+        std::vector<double> sr;
+        for (auto x : vector_of(s, b)) sr.push_back(x.real());
+        Mat recon = matmul(matmul(ub, diag(sr, 3, 3)), vb);
+        // The truncation error is the dropped singular value (1e-3 or 0).
+        const double dropped = b == 0 ? 1e-3 : 0.0;
+        EXPECT_NEAR(fro(minus(mats[static_cast<std::size_t>(b)], recon)), dropped, 200 * e);
+        EXPECT_LE(orthonormality_error(ub), 200 * e);
+        EXPECT_LE(orthonormality_error(adjoint(vb)), 200 * e);
+      }
+    }
+    {
+      auto r = linalg::svd_truncated(a, cpu, {.max_rank = 1});
+      EXPECT_EQ(r.s.shape(), (Shape{1, 2}));
+      EXPECT_NEAR(testing::value_at(r.s, {0, 0}).real(), 5.0, 100 * e);
+      EXPECT_NEAR(testing::value_at(r.s, {0, 1}).real(), 2.0, 100 * e);
+    }
+    {
+      // rtol 0 keeps every nonzero value: 4 for matrix 0 (the exact 0 is dropped
+      // when it comes out as zero, and kept as a tiny value otherwise).
+      auto r = linalg::svd_truncated(a, cpu);
+      EXPECT_GE(r.s.shape()[0], 4);
+      EXPECT_LE(r.s.shape()[0], 5);
+    }
+    {
+      // A zero matrix keeps nothing.
+      auto r = linalg::svd_truncated(Tensor::zeros({3, 4}, d), cpu, {.rtol = 1e-6});
+      EXPECT_EQ(r.u.shape(), (Shape{3, 0}));
+      EXPECT_EQ(r.s.shape(), (Shape{0}));
+      EXPECT_EQ(r.vh.shape(), (Shape{0, 4}));
+    }
+  }
+}
+
+// ---- QR --------------------------------------------------------------------------------
+
+TEST(LinalgQr, AllModes) {
+  CpuBackend cpu;
+  sweep([&](DType d, std::int64_t m, std::int64_t n, const Shape& batch, const Input& in) {
+    const std::int64_t k = std::min(m, n);
+    const double tol = tol_for(d, m, n);
+    auto [q, r] = linalg::qr(in.tensor, cpu);
+    auto [qc, rc] = linalg::qr(in.tensor, cpu, linalg::QrMode::complete);
+    auto [q0, r_only] = linalg::qr(in.tensor, cpu, linalg::QrMode::r);
+    ASSERT_EQ(q.shape(), with_batch({m, k}, batch));
+    ASSERT_EQ(r.shape(), with_batch({k, n}, batch));
+    ASSERT_EQ(qc.shape(), with_batch({m, m}, batch));
+    ASSERT_EQ(rc.shape(), with_batch({m, n}, batch));
+    ASSERT_EQ(q0.shape(), with_batch({0, 0}, batch));
+    ASSERT_EQ(r_only.shape(), with_batch({k, n}, batch));
+    for (std::int64_t b = 0; b < shape_numel(batch); ++b) {
+      const Mat& a = in.mats[static_cast<std::size_t>(b)];
+      for (auto [qq, rr] : {std::pair{q, r}, std::pair{qc, rc}}) {
+        Mat Q = matrix_of(qq, b), R = matrix_of(rr, b);
+        EXPECT_LE(fro(minus(a, matmul(Q, R))), tol * fro(a) + 1e-300) << "Q R, matrix " << b;
+        EXPECT_LE(orthonormality_error(Q), tol) << "Q^H Q, matrix " << b;
+        for (std::int64_t j = 0; j < R.cols; ++j)
+          for (std::int64_t i = j + 1; i < R.rows; ++i)
+            EXPECT_EQ(R(i, j), cd(0)) << "R below diagonal";
+      }
+      // Mode "r" gives the same R as the reduced mode.
+      Mat R1 = matrix_of(r, b), R2 = matrix_of(r_only, b);
+      EXPECT_LE(fro(minus(R1, R2)), tol * fro(a) + 1e-300);
+    }
+  });
+}
+
+// ---- LU --------------------------------------------------------------------------------
+
+TEST(LinalgLu, PermutedProductAndFactors) {
+  CpuBackend cpu;
+  sweep([&](DType d, std::int64_t m, std::int64_t n, const Shape& batch, const Input& in) {
+    const std::int64_t k = std::min(m, n);
+    const double tol = tol_for(d, m, n);
+    auto [perm, l, u, p] = linalg::lu(in.tensor, cpu);
+    ASSERT_EQ(perm.dtype(), DType::i64);
+    ASSERT_EQ(perm.shape(), with_batch({m}, batch));
+    ASSERT_EQ(l.shape(), with_batch({m, k}, batch));
+    ASSERT_EQ(u.shape(), with_batch({k, n}, batch));
+    ASSERT_EQ(p.shape(), with_batch({m, m}, batch));
+    auto no_p = linalg::lu(in.tensor, cpu, {.permutation_matrix = false});
+    EXPECT_EQ(no_p.p.shape(), with_batch({0, 0}, batch));
+    auto [packed, piv] = linalg::lu_factor(in.tensor, cpu);
+    ASSERT_EQ(packed.shape(), in.tensor.shape());
+    ASSERT_EQ(piv.shape(), with_batch({k}, batch));
+    for (std::int64_t b = 0; b < shape_numel(batch); ++b) {
+      const Mat& a = in.mats[static_cast<std::size_t>(b)];
+      Mat L = matrix_of(l, b), U = matrix_of(u, b), P = matrix_of(p, b);
+      // P A = L U, P[i, perm[i]] = 1.
+      EXPECT_LE(fro(minus(matmul(P, a), matmul(L, U))), tol * fro(a) + 1e-300) << "P A = L U";
+      std::vector<cd> pv = vector_of(perm, b);
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < m; ++j)
+          EXPECT_EQ(P(i, j), cd(j == pv[static_cast<std::size_t>(i)].real() ? 1.0 : 0.0));
+      for (std::int64_t j = 0; j < k; ++j) {
+        EXPECT_EQ(L(j, j), cd(1)) << "unit diagonal";
+        for (std::int64_t i = 0; i < j; ++i) EXPECT_EQ(L(i, j), cd(0));
+        for (std::int64_t i = j + 1; i < m;
+             ++i)  // partial pivoting: |l_ij| <= 1 (|re| + |im| pivots)
+          EXPECT_LE(std::abs(L(i, j)), std::sqrt(2.0) + 1e-6);
+      }
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = j + 1; i < k; ++i) EXPECT_EQ(U(i, j), cd(0));
+      // lu_factor: the same factors, packed, with LAPACK-style pivots.
+      Mat F = matrix_of(packed, b);
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < m; ++i)
+          EXPECT_EQ(F(i, j), i > j ? L(i, j) : U(i, j))
+              << "packed factor (" << i << ", " << j << ")";
+      std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
+      for (std::int64_t i = 0; i < m; ++i) rows[static_cast<std::size_t>(i)] = i;
+      std::vector<cd> pivots = vector_of(piv, b);
+      for (std::int64_t i = 0; i < k; ++i) {
+        auto pi = static_cast<std::int64_t>(pivots[static_cast<std::size_t>(i)].real());
+        EXPECT_GE(pi, i);
+        EXPECT_LT(pi, m);
+        std::swap(rows[static_cast<std::size_t>(i)], rows[static_cast<std::size_t>(pi)]);
+      }
+      for (std::int64_t i = 0; i < m; ++i)
+        EXPECT_EQ(static_cast<std::int64_t>(pv[static_cast<std::size_t>(i)].real()),
+                  rows[static_cast<std::size_t>(i)]);
+    }
+  });
+}
+
+TEST(LinalgLu, SingularMatrixFactorsWithoutError) {
+  CpuBackend cpu;
+  Tensor a =
+      Tensor::from_vec_col_major<double>({3, 3}, {1, 2, 3, 2, 4, 6, 1, 0, 1});  // col 1 = 2 col 0
+  auto [perm, l, u, p] = linalg::lu(a, cpu);
+  Mat U = matrix_of(u, 0);
+  double min_diag = 1e300;
+  for (int i = 0; i < 3; ++i) min_diag = std::min(min_diag, std::abs(U(i, i)));
+  EXPECT_EQ(min_diag, 0.0);
+  EXPECT_LE(fro(minus(matmul(matrix_of(p, 0), matrix_of(a, 0)), matmul(matrix_of(l, 0), U))),
+            1e-14);
+}
+
+// ---- Cholesky --------------------------------------------------------------------------
+
+TEST(LinalgCholesky, LowerAndUpper) {
+  CpuBackend cpu;
+  std::uint64_t seed = 40;
+  for (DType d : float_dtypes())
+    for (std::int64_t n : {0, 1, 2, 5, 17, 40})
+      for (const Shape& batch : batch_shapes()) {
+        SCOPED_TRACE(::testing::Message() << dtype_name(d) << " n " << n << " batch " << batch);
+        std::vector<Mat> mats;
+        for (std::int64_t b = 0; b < shape_numel(batch); ++b)
+          mats.push_back(random_hpd(n, is_complex(d), ++seed));
+        Tensor t = to_tensor(mats, batch, d);
+        for (std::int64_t b = 0; b < shape_numel(batch); ++b)
+          mats[static_cast<std::size_t>(b)] = matrix_of(t, b);
+        Tensor a = testing::with_random_layout(t, seed);
+        Tensor l = linalg::cholesky(a, cpu);
+        Tensor u = linalg::cholesky(a, cpu, {.lower = false});
+        const double tol = tol_for(d, n, n);
+        for (std::int64_t b = 0; b < shape_numel(batch); ++b) {
+          const Mat& A = mats[static_cast<std::size_t>(b)];
+          Mat L = matrix_of(l, b), U = matrix_of(u, b);
+          EXPECT_LE(fro(minus(A, matmul(L, adjoint(L)))), tol * fro(A) + 1e-300);
+          EXPECT_LE(fro(minus(A, matmul(adjoint(U), U))), tol * fro(A) + 1e-300);
+          for (std::int64_t j = 0; j < n; ++j) {
+            EXPECT_GT(L(j, j).real(), 0.0);
+            EXPECT_EQ(L(j, j).imag(), 0.0);
+            for (std::int64_t i = 0; i < j; ++i) {
+              EXPECT_EQ(L(i, j), cd(0));
+              EXPECT_EQ(U(j, i), cd(0));
+            }
+          }
+        }
+      }
+}
+
+TEST(LinalgCholesky, ReadsOnlyOneTriangle) {
+  CpuBackend cpu;
+  Mat h = random_hpd(4, true, 7);
+  Mat lower_only = h, upper_only = h;
+  for (std::int64_t j = 0; j < 4; ++j)
+    for (std::int64_t i = 0; i < 4; ++i) {
+      if (i < j) lower_only(i, j) = cd(99, -7);  // garbage above the diagonal
+      if (i > j) upper_only(i, j) = cd(-5, 3);
+    }
+  Tensor l1 = linalg::cholesky(to_tensor({h}, {}, DType::c128), cpu);
+  Tensor l2 = linalg::cholesky(to_tensor({lower_only}, {}, DType::c128), cpu);
+  Tensor u1 = linalg::cholesky(to_tensor({h}, {}, DType::c128), cpu, {.lower = false});
+  Tensor u2 = linalg::cholesky(to_tensor({upper_only}, {}, DType::c128), cpu, {.lower = false});
+  EXPECT_TRUE(testing::tensors_equal(l1, l2));
+  EXPECT_TRUE(testing::tensors_equal(u1, u2));
+}
+
+// ---- eigh ------------------------------------------------------------------------------
+
+Mat random_hermitian(std::int64_t n, bool complex, std::uint64_t seed) {
+  Mat r = random_mat(n, n, complex, seed);
+  Mat h(n, n);
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < n; ++i) h(i, j) = 0.5 * (r(i, j) + std::conj(r(j, i)));
+  return h;
+}
+
+TEST(LinalgEigh, DecompositionAscendingOrthonormal) {
+  CpuBackend cpu;
+  std::uint64_t seed = 300;
+  for (DType d : float_dtypes())
+    for (std::int64_t n : {0, 1, 2, 3, 8, 16, 17, 33})
+      for (const Shape& batch : batch_shapes())
+        for (bool lower : {true, false})
+          for (int kind = 0; kind < 2; ++kind) {
+            SCOPED_TRACE(::testing::Message() << dtype_name(d) << " n " << n << " batch " << batch
+                                              << (lower ? " lower" : " upper") << " kind " << kind);
+            std::vector<Mat> mats;
+            for (std::int64_t b = 0; b < shape_numel(batch); ++b) {
+              // kind 1: eigenvalues spread over 10 orders of magnitude, with a repeated one.
+              Mat h = random_hermitian(n, is_complex(d), ++seed);
+              if (kind == 1) {
+                std::vector<double> w = geometric_values(n, 1e10);
+                if (n > 2) w[1] = w[0];
+                Mat q = random_unitary(n, is_complex(d), seed);
+                h = matmul(matmul(q, diag(w, n, n)), adjoint(q));
+              }
+              mats.push_back(h);
+            }
+            Tensor t = to_tensor(mats, batch, d);
+            for (std::int64_t b = 0; b < shape_numel(batch); ++b) {
+              // The reference is the Hermitian matrix defined by the triangle read.
+              Mat s = matrix_of(t, b);
+              for (std::int64_t j = 0; j < n; ++j) {
+                s(j, j) = s(j, j).real();
+                for (std::int64_t i = j + 1; i < n; ++i) {
+                  if (lower)
+                    s(j, i) = std::conj(s(i, j));
+                  else
+                    s(i, j) = std::conj(s(j, i));
+                }
+              }
+              mats[static_cast<std::size_t>(b)] = s;
+            }
+            auto [w, v] = linalg::eigh(testing::with_random_layout(t, seed), cpu, {.lower = lower});
+            ASSERT_EQ(w.dtype(), real_dtype(d));
+            ASSERT_EQ(w.shape(), with_batch({n}, batch));
+            ASSERT_EQ(v.shape(), with_batch({n, n}, batch));
+            const double tol = tol_for(d, n, n);
+            for (std::int64_t b = 0; b < shape_numel(batch); ++b) {
+              const Mat& A = mats[static_cast<std::size_t>(b)];
+              Mat V = matrix_of(v, b);
+              std::vector<double> wr;
+              for (auto x : vector_of(w, b)) wr.push_back(x.real());
+              for (std::size_t i = 1; i < wr.size(); ++i) EXPECT_LE(wr[i - 1], wr[i]);
+              EXPECT_LE(fro(minus(matmul(A, V), matmul(V, diag(wr, n, n)))), tol * fro(A) + 1e-300);
+              EXPECT_LE(orthonormality_error(V), tol);
+            }
+          }
+}
+
+TEST(LinalgEigh, SpecialMatrices) {
+  CpuBackend cpu;
+  for (DType d : float_dtypes())
+    for (std::int64_t n : {5, 40}) {
+      const double big = real_dtype(d) == DType::f32 ? 1e30 : 1e300;
+      std::vector<std::pair<std::string, Mat>> cases;
+      cases.push_back({"zero", Mat(n, n)});
+      Mat dg(n, n);
+      for (std::int64_t i = 0; i < n; ++i)
+        dg(i, i) = static_cast<double>(i % 3);  // repeated eigenvalues
+      cases.push_back({"diagonal, repeated", dg});
+      for (double scale : {big, 1 / big}) {
+        Mat h = random_hermitian(n, is_complex(d), 93);
+        for (auto& x : h.v) x *= scale;
+        cases.push_back({scale > 1 ? "huge entries" : "tiny entries", h});
+      }
+      for (const auto& [name, mat] : cases) {
+        SCOPED_TRACE(::testing::Message() << dtype_name(d) << " n " << n << " " << name);
+        Tensor t = to_tensor({mat}, {}, d);
+        Mat a = matrix_of(t, 0);
+        double amax = 0;
+        for (auto x : a.v) amax = std::max(amax, std::abs(x));
+        const double scale = amax > 0 ? 1 / amax : 1;
+        for (auto& x : a.v) x *= scale;
+        auto [w, v] = linalg::eigh(t, cpu);
+        Mat V = matrix_of(v, 0);
+        std::vector<double> wr;
+        for (auto x : vector_of(w, 0)) wr.push_back(x.real() * scale);
+        const double tol = tol_for(d, n, n);
+        EXPECT_LE(fro(minus(matmul(a, V), matmul(V, diag(wr, n, n)))), tol * (fro(a) + 1e-300));
+        EXPECT_LE(orthonormality_error(V), tol);
+        for (std::size_t i = 1; i < wr.size(); ++i) EXPECT_LE(wr[i - 1], wr[i]);
+      }
+    }
+}
+
+// ---- eig -------------------------------------------------------------------------------
+
+TEST(LinalgEig, RightEigenvectors) {
+  CpuBackend cpu;
+  std::uint64_t seed = 500;
+  for (DType d : float_dtypes())
+    for (std::int64_t n : {0, 1, 2, 5, 12, 30})
+      for (const Shape& batch : batch_shapes()) {
+        SCOPED_TRACE(::testing::Message() << dtype_name(d) << " n " << n << " batch " << batch);
+        std::vector<Mat> mats;
+        for (std::int64_t b = 0; b < shape_numel(batch); ++b)
+          mats.push_back(random_mat(n, n, is_complex(d), ++seed));
+        Tensor t = to_tensor(mats, batch, d);
+        for (std::int64_t b = 0; b < shape_numel(batch); ++b)
+          mats[static_cast<std::size_t>(b)] = matrix_of(t, b);
+        Tensor a = testing::with_random_layout(t, seed);
+        auto [w, v] = linalg::eig(a, cpu);
+        Tensor w2 = linalg::eigvals(a, cpu);
+        ASSERT_EQ(w.dtype(), complex_dtype(d));
+        ASSERT_EQ(v.dtype(), complex_dtype(d));
+        ASSERT_EQ(w.shape(), with_batch({n}, batch));
+        ASSERT_EQ(v.shape(), with_batch({n, n}, batch));
+        const double tol = tol_for(d, n, n) * 10;
+        for (std::int64_t b = 0; b < shape_numel(batch); ++b) {
+          const Mat& A = mats[static_cast<std::size_t>(b)];
+          Mat V = matrix_of(v, b);
+          std::vector<cd> wv = vector_of(w, b), wv2 = vector_of(w2, b);
+          Mat W(n, n);
+          for (std::int64_t i = 0; i < n; ++i) W(i, i) = wv[static_cast<std::size_t>(i)];
+          EXPECT_LE(fro(minus(matmul(A, V), matmul(V, W))), tol * fro(A) + 1e-300);
+          for (std::int64_t j = 0; j < n; ++j) {
+            double nrm = 0, largest = 0;
+            cd big = 0;
+            for (std::int64_t i = 0; i < n; ++i) {
+              nrm += std::norm(V(i, j));
+              if (std::abs(V(i, j)) > largest) largest = std::abs(V(i, j)), big = V(i, j);
+            }
+            EXPECT_NEAR(nrm, 1.0, tol) << "unit 2-norm";
+            if (is_complex(d)) {
+              EXPECT_NEAR(big.imag() / largest, 0.0, std::sqrt(tol)) << "largest component real";
+            }
+            // eigvals gives the same eigenvalues (same algorithm).
+            EXPECT_NEAR(
+                std::abs(wv[static_cast<std::size_t>(j)] - wv2[static_cast<std::size_t>(j)]), 0.0,
+                tol * fro(A));
+          }
+          if (!is_complex(d)) {
+            // Complex eigenvalues of a real matrix come in adjacent conjugate pairs.
+            for (std::int64_t j = 0; j < n; ++j) {
+              cd x = wv[static_cast<std::size_t>(j)];
+              if (x.imag() > 0) {
+                ASSERT_LT(j + 1, n);
+                EXPECT_EQ(wv[static_cast<std::size_t>(j + 1)], std::conj(x));
+                ++j;
+              }
+            }
+          }
+        }
+      }
+}
+
+}  // namespace
+}  // namespace tenferro
