@@ -1,0 +1,123 @@
+#pragma once
+/// \file
+/// Einsum, layer 2: contraction order. Path search sees only metadata
+/// (labels and extents), never tensors.
+///
+/// ```cpp
+/// using namespace tenferro;
+/// ContractionPath p = einsum_path("ij,jk,kl->il", {{64, 8}, {8, 64}, {64, 2}});
+/// // p.pairs == {{1, 2}, {0, 1}}: first B*C, then A*(BC)
+/// // p.cost.flops, p.cost.largest_intermediate, p.cost.total_intermediate
+///
+/// // Large networks: the annealing optimizer, deterministic for a seed and
+/// // effort; a memory limit (elements per intermediate) slices labels when
+/// // no order fits.
+/// ContractionPath q = einsum_path(spec, shapes, {.optimizer = PathOptimizer::annealing,
+///                                                .memory_limit = 1 << 20, .seed = 7});
+/// ```
+///
+/// Note [Contraction path format]: `pairs` is the opt_einsum / JAX format.
+/// Operands sit in a list; step (i, j) removes positions i and j from the
+/// list and appends their contraction at the end. A network of n operands
+/// has n - 1 steps (none for a single operand).
+///
+/// Note [Contraction cost]: the cost of one step that contracts A and B
+/// follows opt_einsum: the product of the extents of every label of A and B,
+/// doubled when the step sums a label away. Its result keeps the labels
+/// that the output or a later operand still needs. `flops` is the sum over
+/// the steps; `largest_intermediate` and `total_intermediate` are the
+/// largest and summed result sizes (elements, the final result included).
+/// With slicing, `flops` and `total_intermediate` count every slice and
+/// `largest_intermediate` is per slice.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tenferro/einsum/spec.hpp"
+#include "tenferro/tensor/shape.hpp"
+
+namespace tenferro {
+
+/// What a contraction path costs (Note [Contraction cost]).
+struct ContractionCost {
+  double flops = 0;
+  double largest_intermediate = 0;
+  double total_intermediate = 0;
+};
+
+/// How path search proceeds.
+enum class PathOptimizer : std::uint8_t {
+  /// `optimal` up to 10 operands, `annealing` above.
+  automatic,
+  /// Repeatedly contracts the pair that shrinks memory most (opt_einsum's
+  /// greedy rule): fast, often far from optimal on large networks.
+  greedy,
+  /// Exact minimum flops by dynamic programming over operand subsets;
+  /// practical up to about 15 operands (at most 16).
+  optimal,
+  /// Simulated annealing over contraction trees (subtree rotations) from
+  /// bucket-elimination, randomised greedy and recursive-bisection starting
+  /// trees, each polished by exact re-optimisation of its subtrees of up to
+  /// 8 leaves (Note [Tree annealing] in src/einsum/anneal.cpp). For large
+  /// networks; about 0.1 s per 100 operands at effort 1.
+  annealing,
+};
+
+const char* path_optimizer_name(PathOptimizer o);
+
+/// Options of `einsum_path` (and of `einsum`, which plans through it).
+struct PathOptions {
+  PathOptimizer optimizer = PathOptimizer::automatic;
+  /// A path to use as given (Note [Contraction path format]); empty means
+  /// "search with `optimizer`". Its cost is reported all the same.
+  std::vector<std::pair<int, int>> path{};
+  /// Largest intermediate allowed, in elements (0: no limit). Intermediates
+  /// here exclude the final result, which must exist anyway. When the
+  /// search finds no order that fits, labels are sliced: each slice fixes
+  /// their index, and the slices are contracted one after another and
+  /// summed.
+  double memory_limit = 0;
+  /// Seed of the randomised optimizers.
+  std::uint64_t seed = 0;
+  /// Work budget of `annealing`: effort e runs 3 * ceil(e) restarts of
+  /// 2000 * e / ceil(e) sweeps over the tree. The result is a pure function
+  /// of the network, `seed` and `effort`.
+  double effort = 1.0;
+  /// Wall-clock cap in seconds on `annealing` (0: none). If the cap is
+  /// reached before `effort` is spent, the result depends on machine speed.
+  double time_limit_seconds = 0;
+};
+
+/// A contraction order with its cost.
+struct ContractionPath {
+  /// Note [Contraction path format].
+  std::vector<std::pair<int, int>> pairs;
+  /// Label ids (EinsumSpec) whose index each slice fixes; empty without slicing.
+  DimVec sliced_labels;
+  /// Product of the sliced labels' extents (1 without slicing).
+  std::int64_t num_slices = 1;
+  ContractionCost cost;
+  /// The optimizer that produced `pairs` (`automatic` for a given path).
+  PathOptimizer optimizer = PathOptimizer::automatic;
+  /// Wall-clock time of the search (and slicing), in seconds.
+  double planning_seconds = 0;
+};
+
+/// Finds (or checks, when `options.path` is given) a contraction path for
+/// the operands of `shapes`. Throws ValueError for an invalid user path or a
+/// memory limit that even slicing cannot meet, and the spec's errors for
+/// shapes that do not fit the subscripts.
+ContractionPath einsum_path(const EinsumSpec& spec, const std::vector<Shape>& shapes,
+                            const PathOptions& options = {});
+/// `einsum_path(parse_einsum(subscripts, ranks of shapes), shapes, options)`.
+ContractionPath einsum_path(std::string_view subscripts, const std::vector<Shape>& shapes,
+                            const PathOptions& options = {});
+
+/// The cost of `pairs` (no search), with `sliced_labels` fixed per slice.
+ContractionCost contraction_cost(const EinsumSpec& spec, const std::vector<Shape>& shapes,
+                                 const std::vector<std::pair<int, int>>& pairs,
+                                 const DimVec& sliced_labels = {});
+
+}  // namespace tenferro
