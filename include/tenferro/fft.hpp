@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// The FFT module: NumPy-style transforms (`fft`, `rfft`, `irfftn`, ...),
-/// frequency helpers, the `fft.fft` operation family with its adjoint, and
+/// frequency helpers, the same transforms on traced and eager tensors
+/// (differentiable), the `fft.fft` operation family with its AD rules, and
 /// the provider (pocketfft by default, FFTW3 as an option) with its plan cache.
 ///
 /// ```cpp
@@ -14,5 +15,6 @@
 /// ```
 
 #include "tenferro/fft/family.hpp"
+#include "tenferro/fft/handles.hpp"
 #include "tenferro/fft/provider.hpp"
 #include "tenferro/fft/transforms.hpp"

@@ -37,6 +37,7 @@
 #include "tenferro/fft/family.hpp"
 #include "tenferro/ops/primitives.hpp"
 #include "tenferro/ops/sugar.hpp"
+#include "tenferro/runtime/value_ops.hpp"
 
 namespace tenferro::fft {
 namespace {
@@ -193,6 +194,44 @@ std::vector<SymMeta> sym_infer_op(const FamilyAttrs& attrs, std::span<const SymM
   return {infer_meta(transform_attrs(attrs), in[0])};
 }
 
+// ---- AD rules (Note [FFT adjoints]) ----------------------------------------------------
+
+Value apply_transform(const Value& x, const TransformAttrs& a) {
+  return graph::apply_family(family().ops.front(), to_family_attrs(a), {x}).front();
+}
+
+// Every kind is linear over the reals: the tangent of the output is the
+// transform of the input's tangent.
+std::vector<Value> jvp_op(const FamilyAttrs& attrs, std::span<const Value>, std::span<const Value>,
+                          std::span<const Value> tangents) {
+  if (!tangents[0].defined()) return {Value{}};
+  return {apply_transform(tangents[0], transform_attrs(attrs))};
+}
+
+// The transpose for Re<u, v>, on graph values: the adjoint transform, with
+// the half-spectrum weights of the real kinds as constants.
+std::vector<Value> transpose_op(const FamilyAttrs& attrs, std::span<const Value>,
+                                std::span<const bool> linear, std::span<const Value> cotangents) {
+  const Value& ct = cotangents[0];
+  if (!linear[0] || !ct.defined()) return {Value{}};
+  const TransformAttrs a = transform_attrs(attrs);
+  const TransformAttrs t = adjoint_attrs(a);
+  switch (a.type) {
+    case FftType::FFT:
+    case FftType::IFFT: return {apply_transform(ct, t)};
+    case FftType::RFFT: {
+      Value w = graph::constant(half_spectrum_weights(a, ct.ndim(), real_dtype(ct.dtype()), 0.5));
+      return {apply_transform(vops::mul(ct, w), t)};
+    }
+    case FftType::IRFFT: {
+      Value r = apply_transform(ct, t);
+      Value w = graph::constant(half_spectrum_weights(a, r.ndim(), real_dtype(r.dtype()), 2.0));
+      return {vops::mul(r, w)};
+    }
+  }
+  return {Value{}};
+}
+
 }  // namespace
 
 TensorMeta infer_transform(const TransformAttrs& a, const TensorMeta& x) { return infer_meta(a, x); }
@@ -205,7 +244,9 @@ const OpFamily& family() {
                                     .infer = infer_op,
                                     .sym_infer = sym_infer_op,
                                     .cpu_kernel = cpu_kernel,
-                                    .cuda_kernel = {}}}};
+                                    .cuda_kernel = {},
+                                    .jvp = jvp_op,
+                                    .transpose = transpose_op}}};
   return f;
 }
 

@@ -29,6 +29,10 @@ struct AdTolerances {
 /// Runs the three checks; failures are reported with the case name.
 void check_ad_case(const AdCase& c, const AdTolerances& tol = {});
 
+/// Op families (fft, linalg, ...) that later checked functions use: every
+/// check's runtime registers them (the family must outlive the checks).
+void register_ad_check_family(const OpFamily& family);
+
 /// Real inner product Re sum conj(a) b of two tensors of one dtype and shape.
 double real_dot(const Tensor& a, const Tensor& b);
 

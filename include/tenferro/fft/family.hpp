@@ -28,8 +28,11 @@
 ///
 /// The op does not crop, pad or promote: the functions of transforms.hpp do
 /// that with primitives around it. Every kind is linear over the reals (FFT
-/// and IFFT over the complex numbers too), so the JVP of the op is the op
-/// itself and `transform_adjoint` is its transpose rule.
+/// and IFFT over the complex numbers too), so the op's `FamilyOp::jvp` is
+/// the op itself applied to the tangent, and its `FamilyOp::transpose` is
+/// `transform_adjoint` written on graph values (the half-spectrum weights
+/// enter as constants), so both run traced and eager and are themselves
+/// differentiable (docs/fft.md, "Automatic differentiation").
 
 #include <vector>
 
