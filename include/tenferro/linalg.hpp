@@ -20,3 +20,4 @@
 #include "tenferro/linalg/family.hpp"
 #include "tenferro/linalg/functions.hpp"
 #include "tenferro/linalg/solvers.hpp"
+#include "tenferro/linalg/traced.hpp"

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "tenferro/runtime/value_ops.hpp"
 
@@ -149,6 +150,39 @@ Value scatter_updates_cotangent(const Value& ct, const Value& idx, const Value& 
   return prim(OpKind::gather, g, {ct, idx});
 }
 
+// Tangent of reduce_prod(x, ax): sum_i t_i prod_{j != i} x_j over the
+// reduced elements. The products of the other elements come from an
+// exclusive prefix and suffix product (log-step scans of pads and
+// multiplies), so the rule is exact where x has zeros (out / x is not) and
+// is itself differentiable (found by the PyTorch oracle replay).
+Value prod_tangent(const Value& x, const Value& t, const DimVec& ax, const DimVec& kept, std::int64_t count) {
+  SymShape flat{Dim(count)};
+  DimVec perm = ax;
+  for (auto k : kept) {
+    perm.push_back(k);
+    flat.push_back(x.shape()[static_cast<std::size_t>(k)]);
+  }
+  Value xf = reshape(transpose(x, perm), flat);
+  Value tf = reshape(transpose(t, perm), flat);
+  if (count == 0) return prim(OpKind::reduce_sum, AxesAttrs{{0}}, {tf});
+  // v shifted by s along axis 0, ones in front: v[i - s].
+  auto shift = [&](const Value& v, std::int64_t s) {
+    SymShape low(flat.size(), Dim(0)), high(flat.size(), Dim(0));
+    low[0] = Dim(s);
+    Value head = slice_axis(v, 0, Dim(0), Dim(count - s));
+    return pad(head, scalar(Scalar(1.0), v.dtype()), low, high, DimVec(flat.size(), 0));
+  };
+  auto exclusive = [&](const Value& v) {
+    Value inc = v;
+    for (std::int64_t s = 1; s < count; s *= 2) inc = prim(OpKind::multiply, NoAttrs{}, {inc, shift(inc, s)});
+    return shift(inc, 1);
+  };
+  Value before = exclusive(xf);
+  Value after = reverse(exclusive(reverse(xf, {0})), {0});
+  Value others = prim(OpKind::multiply, NoAttrs{}, {before, after});
+  return prim(OpKind::reduce_sum, AxesAttrs{{0}}, {times(tf, others)});
+}
+
 }  // namespace
 
 Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t) {
@@ -269,13 +303,21 @@ Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t) {
       return as_dtype(t[0], to);
     }
     case OpKind::reduce_prod: {
-      // sum(t * out / x); exact away from zeros of x.
       const auto& ax = std::get<AxesAttrs>(n.attrs).dimensions;
       DimVec kept;
       for (std::int64_t i = 0; i < x[0].ndim(); ++i)
         if (std::find(ax.begin(), ax.end(), i) == ax.end()) kept.push_back(i);
-      Value ob = broadcast_in_dim(out, x[0].shape(), kept);
-      return prim(OpKind::reduce_sum, n.attrs, {times(t[0], prim(OpKind::divide, NoAttrs{}, {ob, x[0]}))});
+      std::optional<std::int64_t> count = 1;
+      for (auto a : ax) {
+        auto e = x[0].shape()[static_cast<std::size_t>(a)].try_value();
+        count = e && count ? std::optional<std::int64_t>(*count * *e) : std::nullopt;
+      }
+      if (!count) {
+        // Symbolic extent: sum(t * out / x), exact away from zeros of x.
+        Value ob = broadcast_in_dim(out, x[0].shape(), kept);
+        return prim(OpKind::reduce_sum, n.attrs, {times(t[0], prim(OpKind::divide, NoAttrs{}, {ob, x[0]}))});
+      }
+      return prod_tangent(x[0], t[0], ax, kept, *count);
     }
     case OpKind::reduce_max:
     case OpKind::reduce_min: {

@@ -294,7 +294,7 @@ void EinsumPlanBuilder::prologue() {
         kept_shape.push_back(shape[i]);
       }
       if (kept.size() != labels.size()) {
-        EinsumInstr in = release({.op = EinsumOp::reshape, .shape = kept_shape});
+        EinsumInstr in = release({.op = EinsumOp::reshape, .shape = kept_shape, .shape_labels = kept});
         s = emit(prologue_, in, kept, slots_[static_cast<std::size_t>(s)].dense, false);
         shape = kept_shape;
       }
@@ -392,7 +392,7 @@ void EinsumPlanBuilder::body() {
     int s = operand_slot_[static_cast<std::size_t>(k)];
     if (sliced) {
       const Labels labels = slots_[static_cast<std::size_t>(s)].labels;
-      EinsumInstr in{.op = EinsumOp::slice, .a = s, .shape = shape_of(labels)};
+      EinsumInstr in{.op = EinsumOp::slice, .a = s, .shape = shape_of(labels), .shape_labels = labels};
       Labels kept;
       Shape kept_shape;
       bool gap = false;
@@ -409,7 +409,8 @@ void EinsumPlanBuilder::body() {
       if (!in.axes.empty()) {
         const bool dense = slots_[static_cast<std::size_t>(s)].dense && !gap;
         s = emit(body_, in, labels, dense, false);
-        EinsumInstr r{.op = EinsumOp::reshape, .a = s, .release_a = true, .shape = kept_shape};
+        EinsumInstr r{.op = EinsumOp::reshape, .a = s, .release_a = true, .shape = kept_shape,
+                      .shape_labels = kept};
         s = emit(body_, r, kept, dense, false);
       }
     }
@@ -473,7 +474,8 @@ void EinsumPlanBuilder::body() {
       }
       const Shape shape = shape_of(best);
       auto bcast = [&](int s, const Labels& labels) {
-        EinsumInstr in{.op = EinsumOp::broadcast_in_dim, .a = s, .release_a = releasable(s), .shape = shape};
+        EinsumInstr in{.op = EinsumOp::broadcast_in_dim, .a = s, .release_a = releasable(s), .shape = shape,
+                       .shape_labels = best};
         for (auto l : labels) in.axes.push_back(index_of(best, l));
         return emit(body_, in, best, false, false);
       };

@@ -12,6 +12,10 @@ const OpFamily& family() {
          {detail::svd_ops, detail::qr_ops, detail::lu_ops, detail::triangular_ops, detail::eig_ops,
           detail::lstsq_ops, detail::matrix_exp_ops, detail::norm_ops})
       for (FamilyOp& op : group()) f.ops.push_back(std::move(op));
+    f.ops.push_back(detail::band_op());
+    f.ops.push_back(detail::matrix_exp_frechet_op());
+    detail::attach_sym_infer(f);
+    detail::attach_ad_rules(f);
     return f;
   }();
   return instance;

@@ -16,6 +16,14 @@ std::vector<FamilyOp> lstsq_ops();       // lstsq.cpp: lstsq
 std::vector<FamilyOp> matrix_exp_ops();  // matrix_exp.cpp: matrix_exp
 std::vector<FamilyOp> norm_ops();        // norm.cpp: vector_norm, matrix_norm, cond
 
+FamilyOp band_op();                      // traced.cpp: band (masking, used by the AD rules)
+/// Symbolic shape rules for traced programs (traced.cpp).
+void attach_sym_infer(OpFamily& family);
+/// d exp(a)[e] (ad_rules.cpp), the op matrix_exp's derivative rule uses.
+FamilyOp matrix_exp_frechet_op();
+/// JVP and transpose rules (ad_rules.cpp).
+void attach_ad_rules(OpFamily& family);
+
 /// Singular values [k, batch...] of a checked float operand (svd.cpp).
 Tensor singular_values(const char* op, const Tensor& a, Backend& backend);
 /// Inverse of each square matrix of a checked float operand (lu.cpp). With

@@ -127,6 +127,19 @@ Attrs evaluate_attrs(const SymAttrs& attrs, const DimBindings& env) {
   return convert<std::int64_t, Dim>(attrs, [&](const Dim& d) { return d.evaluate(env); });
 }
 
+bool attrs_bound(const SymAttrs& attrs, const DimBindings& env) {
+  bool bound = true;
+  convert<std::int64_t, Dim>(attrs, [&](const Dim& d) {
+    for (const std::string& v : d.symbols()) bound = bound && env.count(v) > 0;
+    return std::int64_t{0};
+  });
+  return bound;
+}
+
+SymAttrs rename_symbols(const SymAttrs& attrs, const std::map<std::string, std::string, std::less<>>& renames) {
+  return convert<Dim, Dim>(attrs, [&](const Dim& d) { return d.renamed(renames); });
+}
+
 std::optional<Attrs> try_constant_attrs(const SymAttrs& attrs) {
   bool constant = true;
   Attrs out = convert<std::int64_t, Dim>(attrs, [&](const Dim& d) {

@@ -31,6 +31,19 @@ Dim Dim::from_terms(std::int64_t constant, std::vector<Term> terms) {
   return d;
 }
 
+Dim Dim::renamed(const std::map<std::string, std::string, std::less<>>& renames) const {
+  if (terms_.empty() || renames.empty()) return *this;
+  std::vector<Term> terms = terms_;
+  for (Term& t : terms) {
+    for (std::string& v : t.vars) {
+      auto it = renames.find(v);
+      if (it != renames.end()) v = it->second;
+    }
+    std::sort(t.vars.begin(), t.vars.end());
+  }
+  return from_terms(constant_, std::move(terms));
+}
+
 Dim::Dim(std::string_view symbol) {
   bool ok = !symbol.empty() && !std::isdigit(static_cast<unsigned char>(symbol[0]));
   for (char c : symbol) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '#');

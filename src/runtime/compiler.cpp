@@ -12,6 +12,35 @@ namespace tenferro {
 
 // ---- lowering ----------------------------------------------------------------------
 
+namespace {
+
+// The family node that introduces each data-dependent symbol: a symbol in an
+// output extent that none of the node's operand extents mentions.
+std::unordered_map<std::string, const Node*> symbol_definitions(const std::vector<TracedTensor>& outputs) {
+  std::unordered_map<std::string, const Node*> defined_by;
+  std::set<const Node*> seen;
+  std::vector<const Node*> todo;
+  for (const TracedTensor& t : outputs) todo.push_back(t.graph_value().node.get());
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n).second || n->kind == NodeKind::input || !n->values.empty()) continue;
+    for (const Value& v : n->inputs) todo.push_back(v.node.get());
+    if (n->kind != NodeKind::family) continue;
+    std::set<std::string> operand_symbols;
+    for (const Value& v : n->inputs)
+      for (const Dim& d : v.shape())
+        for (const std::string& sym : d.symbols()) operand_symbols.insert(sym);
+    for (const SymMeta& m : n->outputs)
+      for (const Dim& d : m.shape)
+        for (const std::string& sym : d.symbols())
+          if (!operand_symbols.count(sym)) defined_by.emplace(sym, n);
+  }
+  return defined_by;
+}
+
+}  // namespace
+
 Program GraphCompiler::lower(const std::vector<TracedTensor>& outputs) {
   Program p;
   TF_CHECK(!outputs.empty(), ValueError, "compile", "needs at least one output");
@@ -62,16 +91,36 @@ Program GraphCompiler::lower(const std::vector<TracedTensor>& outputs) {
     }
     p.code.push_back(std::move(ins));
   };
-  for (const TracedTensor& t : outputs) {
+  for (const TracedTensor& t : outputs)
     TF_CHECK(t.defined(), ValueError, "compile", "an output is an undefined traced tensor");
+  // Note [Symbol dependencies]: an instruction whose extents mention a
+  // data-dependent symbol (the rank of a truncated SVD) must run after the
+  // instruction that resolves it, even without a data edge between them
+  // (e.g. an AD rule that slices another factorisation to that rank).
+  std::unordered_map<std::string, const Node*> defined_by = symbol_definitions(outputs);
+  std::unordered_map<const Node*, std::vector<const Node*>> deps;
+  auto children = [&](const Node* n) -> const std::vector<const Node*>& {
+    auto [it, fresh] = deps.try_emplace(n);
+    if (fresh) {
+      for (const Value& v : n->inputs) it->second.push_back(v.node.get());
+      for (const SymMeta& m : n->outputs)
+        for (const Dim& d : m.shape)
+          for (const std::string& sym : d.symbols()) {
+            auto def = defined_by.find(sym);
+            if (def != defined_by.end() && def->second != n) it->second.push_back(def->second);
+          }
+    }
+    return it->second;
+  };
+  for (const TracedTensor& t : outputs) {
     const Node* root = t.graph_value().node.get();
     if (done.count(root)) continue;
     stack.push_back({root, 0});
     while (!stack.empty()) {
       auto& [n, next] = stack.back();
       bool leaf = n->kind == NodeKind::input || !n->values.empty();
-      if (!leaf && next < n->inputs.size()) {
-        const Node* c = n->inputs[next++].node.get();
+      if (!leaf && next < children(n).size()) {
+        const Node* c = children(n)[next++];
         if (!done.count(c)) stack.push_back({c, 0});
         continue;
       }
@@ -173,8 +222,17 @@ Program common_subexpression_elimination(Program p) {
   p.constants = std::move(constants);
   std::unordered_map<std::string, std::size_t> seen;
   std::vector<Instruction> code;
+  // Note [CSE of data-dependent extents]: two identical truncated SVDs give
+  // their ranks different symbols; merging them renames the duplicate's
+  // symbols to the kept instruction's in everything that follows.
+  std::map<std::string, std::string, std::less<>> renames;
   for (Instruction& ins : p.code) {
     for (int& s : ins.inputs) s = to[static_cast<std::size_t>(s)];
+    if (!renames.empty()) {
+      if (ins.kind == Instruction::Kind::primitive) ins.attrs = rename_symbols(ins.attrs, renames);
+      for (int o : ins.outputs)
+        for (Dim& d : p.slot_meta[static_cast<std::size_t>(o)].shape) d = d.renamed(renames);
+    }
     std::ostringstream key;
     key << static_cast<int>(ins.kind) << "|" << ins.name() << "|";
     if (ins.kind == Instruction::Kind::primitive) key << ins.attrs;
@@ -186,8 +244,14 @@ Program common_subexpression_elimination(Program p) {
       continue;
     }
     const Instruction& first = code[it->second];
-    for (std::size_t k = 0; k < ins.outputs.size(); ++k)
+    for (std::size_t k = 0; k < ins.outputs.size(); ++k) {
       to[static_cast<std::size_t>(ins.outputs[k])] = first.outputs[k];
+      const SymShape& dup = p.slot_meta[static_cast<std::size_t>(ins.outputs[k])].shape;
+      const SymShape& kept = p.slot_meta[static_cast<std::size_t>(first.outputs[k])].shape;
+      for (std::size_t a = 0; a < dup.size() && a < kept.size(); ++a)
+        if (dup[a].is_symbol() && kept[a].is_symbol() && dup[a].symbol() != kept[a].symbol())
+          renames.emplace(dup[a].symbol(), kept[a].symbol());
+    }
   }
   p.code = std::move(code);
   for (int& s : p.outputs) s = to[static_cast<std::size_t>(s)];
@@ -201,6 +265,10 @@ Program constant_folding(Program p) {
   for (Instruction& ins : p.code) {
     bool all = !ins.inputs.empty();
     for (int s : ins.inputs) all = all && constant[static_cast<std::size_t>(s)];
+    // A result whose extents are symbolic depends on the run's bindings:
+    // computing it once per runtime would reuse the first run's shape.
+    for (int o : ins.outputs)
+      all = all && try_constant_shape(p.slot_meta[static_cast<std::size_t>(o)].shape).has_value();
     ins.hoisted = all;
     if (all)
       for (int o : ins.outputs) constant[static_cast<std::size_t>(o)] = true;

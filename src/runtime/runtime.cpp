@@ -242,8 +242,13 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
             TF_CHECK(m.shape.empty() || m.shape == out.shape, ShapeError, "fused", "operand shape ", m.shape,
                      " differs from ", out.shape);
         } else {
+          // Extents that mention a data-dependent symbol (bound only when
+          // the instruction resolving it runs) are planned at execution.
           const SymMeta& sym_out = p.slot_meta[static_cast<std::size_t>(ins.outputs[0])];
-          (void)sym_out;
+          if (!all_bound(sym_out.shape, env) || !attrs_bound(ins.attrs, env)) {
+            complete = false;
+            continue;
+          }
           plan[i].attrs = evaluate_attrs(ins.attrs, env);
           out = infer(ins.op, plan[i].attrs, in);
         }

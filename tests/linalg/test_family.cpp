@@ -32,7 +32,10 @@ const std::vector<std::string> kOpNames{"linalg.svd",
                                         "linalg.matrix_rank",
                                         "linalg.vector_norm",
                                         "linalg.matrix_norm",
-                                        "linalg.cond"};
+                                        "linalg.cond",
+                                        // used by the derivative rules (tenferro/linalg/traced.hpp)
+                                        "linalg.band",
+                                        "linalg.matrix_exp_frechet"};
 
 TEST(LinalgFamily, EveryOpIsPresentOnce) {
   const OpFamily& f = linalg::family();
@@ -62,6 +65,7 @@ std::vector<Tensor> sample_inputs(const std::string& name, DType d) {
     return {lu, piv, testing::random_tensor({4, 3, 2}, d, 7)};
   }
   if (name == "linalg.vector_norm") return {testing::random_tensor({6, 2}, d, 8)};
+  if (name == "linalg.matrix_exp_frechet") return {sq, testing::random_tensor({4, 4, 2}, d, 9)};
   const std::set<std::string> square{"linalg.cholesky", "linalg.eigh",      "linalg.eig",
                                      "linalg.eigvals",  "linalg.inv",       "linalg.det",
                                      "linalg.slogdet",  "linalg.matrix_exp"};

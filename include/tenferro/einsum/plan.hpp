@@ -57,6 +57,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -98,6 +99,11 @@ struct EinsumInstr {
   DimVec axes{};             ///< reduce axes, permutation, broadcast dims, diagonal / sliced axes
   DimVec labels{};           ///< slice: index into EinsumPlan::sliced_labels() per sliced axis
   DotGeneralAttrs dot{};     ///< dot_general
+  /// The spec label id of each axis of `shape` (reshape, broadcast_in_dim,
+  /// slice): `shape[i]` is the extent of label `shape_labels[i]`, which lets an
+  /// emitter with symbolic extents rebuild the shape (Note [Einsum symbolic
+  /// extents] in tenferro/einsum/traced.hpp).
+  DimVec shape_labels{};
 };
 
 namespace detail {
@@ -193,6 +199,10 @@ DiagonalGather diagonal_gather(const Shape& shape, std::int64_t axis1, std::int6
 ///   add(a, b) (the slice sum), permute_view(a, const DimVec&), transpose(a, const DimVec&),
 /// each returning a `Value`. Values are released after their last use, so
 /// intermediates are freed as soon as the program no longer needs them.
+/// An emitter whose extents are not concrete may also provide
+/// `shape_of(const EinsumInstr&)`: its result then replaces `in.shape` in
+/// reshape, broadcast_in_dim and slice (whose starts and limits then have
+/// that type too), e.g. a `SymShape` built from `in.shape_labels`.
 template <class E>
 typename E::Value run_plan(const EinsumPlan& plan, std::span<const typename E::Value> inputs,
                            E& emitter);
@@ -268,6 +278,16 @@ class EinsumCache {
 
 namespace detail {
 
+// The shape an instruction passes to emitter `e` (see run_plan).
+template <class E>
+decltype(auto) instr_shape(E& e, const EinsumInstr& in) {
+  if constexpr (requires { e.shape_of(in); }) {
+    return e.shape_of(in);
+  } else {
+    return static_cast<const Shape&>(in.shape);
+  }
+}
+
 template <class E>
 void run_instructions(const std::vector<EinsumInstr>& code, std::vector<typename E::Value>& slot,
                       const DimVec& slice_index, E& e) {
@@ -280,7 +300,7 @@ void run_instructions(const std::vector<EinsumInstr>& code, std::vector<typename
         out = e.convert(a, in.dtype);
         break;
       case EinsumOp::reshape:
-        out = e.reshape(a, in.shape);
+        out = e.reshape(a, instr_shape(e, in));
         break;
       case EinsumOp::diagonal:
         out = e.diagonal(a, in.axes[0], in.axes[1]);
@@ -289,8 +309,10 @@ void run_instructions(const std::vector<EinsumInstr>& code, std::vector<typename
         out = e.reduce_sum(a, in.axes);
         break;
       case EinsumOp::slice: {
-        const Shape& s = in.shape;  // the operand's shape
-        DimVec starts(s.size(), 0), limits(s.begin(), s.end()), strides(s.size(), 1);
+        const auto& s = instr_shape(e, in);  // the operand's shape
+        using S = std::decay_t<decltype(s)>;
+        S starts(s.size(), 0), limits(s.begin(), s.end());
+        DimVec strides(s.size(), 1);
         for (std::size_t i = 0; i < in.axes.size(); ++i) {
           std::size_t ax = static_cast<std::size_t>(in.axes[i]);
           starts[ax] = slice_index[static_cast<std::size_t>(in.labels[i])];
@@ -303,7 +325,7 @@ void run_instructions(const std::vector<EinsumInstr>& code, std::vector<typename
         out = e.dot_general(a, slot[static_cast<std::size_t>(in.b)], in.dot);
         break;
       case EinsumOp::broadcast_in_dim:
-        out = e.broadcast_in_dim(a, in.shape, in.axes);
+        out = e.broadcast_in_dim(a, instr_shape(e, in), in.axes);
         break;
       case EinsumOp::multiply:
         out = e.multiply(a, slot[static_cast<std::size_t>(in.b)]);

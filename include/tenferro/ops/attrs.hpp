@@ -176,6 +176,10 @@ using SymAttrs = BasicAttrs<Dim>;
 SymAttrs to_symbolic(const Attrs& attrs);
 /// Evaluates the symbolic extents under `env` (ValueError for unbound symbols).
 Attrs evaluate_attrs(const SymAttrs& attrs, const DimBindings& env);
+/// True when `env` binds every symbol the attributes mention.
+bool attrs_bound(const SymAttrs& attrs, const DimBindings& env);
+/// The attributes with symbols renamed (see `Dim::renamed`).
+SymAttrs rename_symbols(const SymAttrs& attrs, const std::map<std::string, std::string, std::less<>>& renames);
 /// The concrete attributes when every extent is constant, else nullopt.
 std::optional<Attrs> try_constant_attrs(const SymAttrs& attrs);
 

@@ -57,6 +57,8 @@ class Dim {
   std::vector<std::string> symbols() const;
   /// The value under `env`; ValueError naming the unbound symbol.
   std::int64_t evaluate(const DimBindings& env) const;
+  /// The expression with symbols renamed (`renames` maps old to new names).
+  Dim renamed(const std::map<std::string, std::string, std::less<>>& renames) const;
 
   friend Dim operator+(const Dim& a, const Dim& b);
   friend Dim operator-(const Dim& a, const Dim& b);

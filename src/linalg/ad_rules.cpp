@@ -1,0 +1,608 @@
+// Derivative rules of the linalg family (docs/linalg.md, "Derivatives").
+//
+// Each JVP rule is written with graph operations (tenferro/runtime/value_ops.hpp)
+// and linalg ops on values (tenferro/linalg/traced.hpp), so it runs traced
+// and eager and is itself differentiable: second derivatives (HVP = jvp of
+// grad) differentiate these rules. Where a rule puts a tangent into a linalg
+// op (solve, triangular_solve, band), that op is linear in that operand and
+// has a transpose rule, which reverse mode (linearize-then-transpose) uses.
+// Undefined Values are zero tangents/cotangents.
+//
+// Matrices are axes (0, 1), batch axes trail (Note [Linalg conventions]).
+#include <cmath>
+#include <limits>
+
+#include "ops.hpp"
+#include "tenferro/linalg/traced.hpp"
+#include "tenferro/runtime/value_ops.hpp"
+
+namespace tenferro::linalg::detail {
+namespace {
+
+using namespace tenferro::vops;
+using Dir = ComparisonDirection;
+
+// ---- helpers ----------------------------------------------------------------------------
+
+DimVec swap01(std::int64_t rank) {
+  DimVec p;
+  for (std::int64_t i = 0; i < rank; ++i) p.push_back(i);
+  std::swap(p[0], p[1]);
+  return p;
+}
+Value mT(const Value& x) { return transpose(x, swap01(x.ndim())); }
+Value adj(const Value& x) { return conj(mT(x)); }
+
+// Dims {axis, 2, 3, ...} of a [k, batch...] vector inside a rank-(2 + nb) matrix.
+DimVec vec_dims(std::int64_t axis, std::int64_t nb) {
+  DimVec d{axis};
+  for (std::int64_t i = 0; i < nb; ++i) d.push_back(2 + i);
+  return d;
+}
+// x [p, q, batch...] with column j scaled by s[j] ([q, batch...], real or not).
+Value scale_cols(const Value& x, const Value& s) {
+  return mul(x, broadcast_in_dim(s, x.shape(), vec_dims(1, x.ndim() - 2)));
+}
+// A [k, batch...] vector broadcast along rows (entry (i, j) = s[i]) or columns (= s[j]).
+Value spread(const Value& s, bool by_row) {
+  SymShape shape{s.shape()[0], s.shape()[0]};
+  shape.insert(shape.end(), s.shape().begin() + 1, s.shape().end());
+  return broadcast_in_dim(s, shape, vec_dims(by_row ? 0 : 1, s.ndim() - 1));
+}
+// where(cond, 1 / x, 0) without evaluating 1/0 (its derivative stays finite).
+Value safe_recip(const Value& x, const Value& cond) {
+  Value one = ones_like(x);
+  return where(cond, div(one, where(cond, x, one)), zeros_like(x));
+}
+Value minus(const Value& a, const Value& b) {
+  if (!b.defined()) return a;
+  if (!a.defined()) return neg(b);
+  return sub(a, b);
+}
+Value axes01_sum(const Value& x) { return sum(x, {0, 1}); }
+// i * x for a real x, in the complex dtype c.
+Value times_i(const Value& x, DType c) {
+  Value z = zeros_like(x);
+  return convert(complex(z, x), c);
+}
+// The Hermitian matrix a function of one triangle of `a` sees: the tangent
+// of tri(a) + tri(a, strict)^H.
+Value hermitian_from_triangle(const Value& t, bool lower) {
+  // LAPACK reads only the real part of the diagonal.
+  Value strict = lower ? band(t, -kNoLimit, -1) : band(t, 1, kNoLimit);
+  Value diag = band(t, 0, 0);
+  if (is_complex(t.dtype())) diag = convert(real(diag), t.dtype());
+  return add(add(strict, adj(strict)), diag);
+}
+// Degeneracy tolerance of the rules (relative to the largest magnitude).
+double degenerate_rtol(DType d) {
+  double eps = real_dtype(d) == DType::f32 ? static_cast<double>(std::numeric_limits<float>::epsilon())
+                                           : std::numeric_limits<double>::epsilon();
+  return std::pow(eps, 0.75);
+}
+bool any_defined(std::span<const Value> t) {
+  for (const Value& v : t)
+    if (v.defined()) return true;
+  return false;
+}
+std::vector<Value> none(std::size_t n) { return std::vector<Value>(n); }
+
+// ---- SVD ------------------------------------------------------------------------------------
+// Note [SVD derivative]: for a = u diag(s) vh (thin, k = min(m, n)), dP = u^H da v,
+//   ds = Re diag(dP),
+//   du = u Om_u + (1 - u u^H) da v / s,   dv = v Om_v + (1 - v v^H) da^H u / s,
+// with Om_u, Om_v from the Hermitian/anti-Hermitian split of dP (H, K):
+//   Om_u = Fm o H + Fp o K,   Om_v = Fm o H - Fp o K   (off the diagonal),
+//   Fm_ij = 1 / (s_j - s_i),  Fp_ij = 1 / (s_i + s_j),
+// and on the diagonal Om_u = -Om_v = i Im(dP_ii) / (2 s_i) (the complex gauge
+// term: the phase is split evenly between u and v). Degenerate pairs
+// (|s_i - s_j| <= eps^(3/4) s_max) use Om_u_ij = -Om_v_ij = dP_ij / (s_i + s_j)
+// and Om_v_ij = conj(dP_ji) / (s_i + s_j) instead (u and v are then not kept
+// orthonormal inside the degenerate block, whose rotation is not differentiable),
+// so that du s vh + u ds vh + u s dvh = da holds exactly. Functions invariant under
+// the bond gauge (u, vh) -> (u X, X^-1 vh) -- f(u s vh), tensor-network
+// contractions such as TRG -- then differentiate exactly, also at degeneracy.
+struct SvdTangent {
+  Value du, ds, dvh;
+};
+
+// The dual bases u (u^H u)^-1 and v (v^H v)^-1: equal to u and v for the
+// orthonormal factors a kernel returns, but with them the rule reconstructs
+// da exactly at every (u, s, v) with u diag(s) v^H = a, orthonormal or not
+// (Note [SVD derivative]). Second derivatives move off orthonormality along
+// the degenerate-pair direction; the duals keep the gradient exact there.
+Value dual(const Value& x) { return adj(solve(matmul(adj(x), x), adj(x))); }
+
+SvdTangent svd_tangent(const Value& da, const Value& u, const Value& s, const Value& vh, bool orthonormal) {
+  const DType d = u.dtype();
+  Value v = adj(vh);
+  Value ud = dual(u), vd = dual(v);
+  Value w = matmul(da, vd);                       // [m, k]
+  Value dp = matmul(adj(ud), w);                  // [k, k]
+  Value ds = sum(real(mul(conj(ud), w)), {0});    // Re diag(dP), [k, batch...]
+  Value dph = adj(dp);
+  Value h = mul(add(dp, dph), Scalar(0.5));
+  Value kk = mul(sub(dp, dph), Scalar(0.5));
+  Value si = spread(s, true), sj = spread(s, false);
+  DimVec bdims;
+  for (std::int64_t i = 0; i < s.ndim() - 1; ++i) bdims.push_back(2 + i);
+  Value smax_kk = broadcast_in_dim(max(s, {0}), si.shape(), bdims);
+  Value delta = sub(sj, si), total = add(si, sj);
+  Value deg = compare(abs(delta), mul(smax_kk, Scalar(degenerate_rtol(d))), Dir::LE);
+  Value fp = safe_recip(total, compare(total, zeros_like(total), Dir::GT));
+  Value fm = where(deg, zeros_like(delta), div(ones_like(delta), where(deg, ones_like(delta), delta)));
+  // Degenerate pairs: Fp (exact reconstruction) or, for functions of the
+  // singular values alone, 0 (vectors fixed inside the degenerate subspace).
+  Value g = orthonormal ? fm : where(deg, fp, fm);
+  Value om_u = add(mul(g, h), mul(fp, kk));
+  Value om_v = sub(mul(g, h), mul(fp, kk));
+  Value inv_s = safe_recip(s, compare(s, zeros_like(s), Dir::GT));
+  Value du = matmul(u, om_u), dv = matmul(v, om_v);
+  if (!orthonormal) {
+    // The diagonal of g o H is Re(dP_ii) / (2 s_i), which ds carries: removed from both.
+    Value c = mul(mul(ds, inv_s), Scalar(0.5));
+    du = sub(du, scale_cols(u, c));
+    dv = sub(dv, scale_cols(v, c));
+  }
+  const Dim& m = u.shape()[0];
+  const Dim& n = vh.shape()[1];
+  const Dim& k = s.shape()[0];
+  if (!known_equal(m, k)) du = add(du, scale_cols(sub(w, matmul(u, dp)), inv_s));
+  if (!known_equal(n, k)) dv = add(dv, scale_cols(sub(matmul(adj(da), ud), matmul(v, dph)), inv_s));
+  return {du, ds, adj(dv)};
+}
+
+// Note [SVD gauge attribute]: rules that only need the singular values
+// (svdvals, nuclear/spectral norms) compute their vectors with the svd
+// attribute "ad_degenerate" = "fixed", whose derivative keeps the vectors
+// of a degenerate subspace fixed (exact second derivatives for functions of
+// the singular values); the default "reconstruct" is Note [SVD derivative].
+HandleSvd<Value> svd_for_values(const Value& a) {
+  auto o = graph::apply_family(family().op("linalg.svd"), {{"full_matrices", false}, {"ad_degenerate", std::string("fixed")}}, {a});
+  return {o[0], o[1], o[2]};
+}
+
+std::vector<Value> svd_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+                           std::span<const Value> t) {
+  if (!t[0].defined()) return none(3);
+  const Value& a = in[0];
+  if (attrs.get_or<bool>("full_matrices", false))
+    TF_CHECK(known_equal(a.shape()[0], a.shape()[1]), UnimplementedError, "linalg.svd",
+             "derivative with full_matrices = true of a non-square matrix ", a.shape(),
+             " (the extra singular vectors are not unique): use the reduced SVD");
+  bool fixed = attrs.get_or<std::string>("ad_degenerate", "reconstruct") == "fixed";
+  SvdTangent r = svd_tangent(t[0], out[0], out[1], out[2], fixed);
+  return {r.du, r.ds, r.dvh};
+}
+
+std::vector<Value> svdvals_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value>,
+                               std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  auto f = svd_for_values(in[0]);
+  return {sum(real(mul(conj(f.u), matmul(t[0], adj(f.vh)))), {0})};
+}
+
+// Truncated SVD: the exact derivative of the kept triplets, from the full thin
+// SVD (computed inside the rule) with the kept vectors in front.
+// Singular values at or below rtol * s_max are zero for the truncation; the
+// rule treats them as exactly zero too (their vectors enter only through the
+// projector term of Note [SVD derivative]), which keeps second derivatives
+// free of the ill-conditioned pairs among the tiny discarded values.
+std::vector<Value> svd_truncated_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+                                     std::span<const Value> t) {
+  if (!t[0].defined()) return none(3);
+  const Value& a = in[0];
+  const Value &u_r = out[0], &s_r = out[1], &vh_r = out[2];
+  auto f = svd_truncated(a, {.max_rank = -1, .rtol = attrs.get_or<double>("rtol", 0.0)});
+  const Dim r = s_r.shape()[0];
+  const Dim k = f.s.shape()[0];
+  // Note [Deferred slices]: a slice whose extent is the data-dependent r must
+  // run after r is known. Adding a zero computed from s_r makes each sliced
+  // operand depend on the truncated SVD, so a runtime plans these slices only
+  // once r is bound (bit-for-bit a no-op on the finite factors).
+  Value zero = mul(sum(s_r), Scalar(0.0));
+  auto after_r = [&](const Value& x) { return add(x, convert(zero, x.dtype())); };
+  Value u = concatenate({u_r, slice_axis(after_r(f.u), 1, r, k)}, 1);
+  Value s = concatenate({s_r, slice_axis(after_r(f.s), 0, r, k)}, 0);
+  Value vh = concatenate({vh_r, slice_axis(after_r(f.vh), 0, r, k)}, 0);
+  SvdTangent g = svd_tangent(t[0], u, s, vh, false);
+  // Values zeroed for a batch member's own rank are constants.
+  Value kept = convert(compare(s_r, zeros_like(s_r), Dir::GT), s_r.dtype());
+  return {slice_axis(g.du, 1, Dim(0), r), mul(slice_axis(g.ds, 0, Dim(0), r), kept),
+          slice_axis(g.dvh, 0, Dim(0), r)};
+}
+
+// ---- eigh -------------------------------------------------------------------------------
+// dP = v^H da v (da the Hermitian tangent of the triangle read), dw = Re diag(dP),
+// dv = v (F o dP), F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it and for
+// degenerate pairs (|w_i - w_j| <= eps^(3/4) max|w|): inside a degenerate
+// eigenspace the vectors are not differentiable and are kept fixed.
+std::vector<Value> eigh_jvp(const FamilyAttrs& attrs, std::span<const Value>, std::span<const Value> out,
+                            std::span<const Value> t) {
+  if (!t[0].defined()) return none(2);
+  const Value &w = out[0], &v = out[1];
+  Value da = hermitian_from_triangle(t[0], attrs.get_or<bool>("lower", true));
+  Value av = matmul(da, v);
+  Value dw = sum(real(mul(conj(v), av)), {0});
+  Value dp = matmul(adj(v), av);
+  Value wi = spread(w, true), wj = spread(w, false);
+  DimVec bdims;
+  for (std::int64_t i = 0; i < w.ndim() - 1; ++i) bdims.push_back(2 + i);
+  Value wmax = broadcast_in_dim(max(abs(w), {0}), wi.shape(), bdims);
+  Value delta = sub(wj, wi);
+  Value deg = compare(abs(delta), mul(wmax, Scalar(degenerate_rtol(w.dtype()))), Dir::LE);
+  Value f = where(deg, zeros_like(delta), div(ones_like(delta), where(deg, ones_like(delta), delta)));
+  return {dw, matmul(v, mul(f, dp))};
+}
+
+// ---- Cholesky -----------------------------------------------------------------------------
+// a = l l^H: dl = l Phi(l^-1 da l^-H), Phi = strictly lower part + half the diagonal.
+std::vector<Value> cholesky_jvp(const FamilyAttrs& attrs, std::span<const Value>, std::span<const Value> out,
+                                std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  const bool lower = attrs.get_or<bool>("lower", true);
+  Value da = hermitian_from_triangle(t[0], lower);
+  Value l = lower ? out[0] : adj(out[0]);
+  Value z1 = triangular_solve(l, da, {.lower = true, .left = true});
+  Value z = triangular_solve(adj(l), z1, {.lower = false, .left = false});
+  Value phi = add(band(z, -kNoLimit, -1), mul(band(z, 0, 0), Scalar(0.5)));
+  Value dl = matmul(l, phi);
+  return {lower ? dl : adj(dl)};
+}
+
+// ---- solvers ----------------------------------------------------------------------------------
+
+std::vector<Value> solve_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+                             std::span<const Value> t) {
+  if (!any_defined(t)) return none(1);
+  Value rhs = t[1];
+  if (t[0].defined()) rhs = minus(rhs, matmul(t[0], out[0]));
+  return {solve(in[0], rhs)};
+}
+
+std::vector<Value> solve_transpose(const FamilyAttrs&, std::span<const Value> in, std::span<const bool> linear,
+                                   std::span<const Value> ct) {
+  TF_CHECK(!linear[0], InternalError, "linalg.solve", "is not linear in a");
+  if (!ct[0].defined()) return none(2);
+  return {Value{}, solve(adj(in[0]), ct[0])};
+}
+
+TriangularSolveOptions tri_options(const FamilyAttrs& attrs) {
+  return {.lower = attrs.get_or<bool>("lower", true),
+          .left = attrs.get_or<bool>("left", true),
+          .unit_diagonal = attrs.get_or<bool>("unit_diagonal", false)};
+}
+
+std::vector<Value> triangular_solve_jvp(const FamilyAttrs& attrs, std::span<const Value> in,
+                                        std::span<const Value> out, std::span<const Value> t) {
+  if (!any_defined(t)) return none(1);
+  TriangularSolveOptions o = tri_options(attrs);
+  Value rhs = t[1];
+  if (t[0].defined()) {
+    std::int64_t diag = o.unit_diagonal ? 1 : 0;
+    Value tri = o.lower ? band(t[0], -kNoLimit, -diag) : band(t[0], diag, kNoLimit);
+    rhs = minus(rhs, o.left ? matmul(tri, out[0]) : matmul(out[0], tri));
+  }
+  return {triangular_solve(in[0], rhs, o)};
+}
+
+std::vector<Value> triangular_solve_transpose(const FamilyAttrs& attrs, std::span<const Value> in,
+                                              std::span<const bool> linear, std::span<const Value> ct) {
+  TF_CHECK(!linear[0], InternalError, "linalg.triangular_solve", "is not linear in a");
+  if (!ct[0].defined()) return none(2);
+  TriangularSolveOptions o = tri_options(attrs);
+  o.lower = !o.lower;  // adj(a) holds the adjoint of the triangle read
+  return {Value{}, triangular_solve(adj(in[0]), ct[0], o)};
+}
+
+std::vector<Value> inv_jvp(const FamilyAttrs&, std::span<const Value>, std::span<const Value> out,
+                           std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  return {neg(matmul(out[0], matmul(t[0], out[0])))};
+}
+
+// tr(a^-1 da) = sum(a^-T o da).
+Value trace_inv_times(const Value& a, const Value& da) { return axes01_sum(mul(mT(inv(a)), da)); }
+
+std::vector<Value> det_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+                           std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  return {mul(out[0], trace_inv_times(in[0], t[0]))};
+}
+
+std::vector<Value> slogdet_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+                               std::span<const Value> t) {
+  if (!t[0].defined()) return none(2);
+  Value tr = trace_inv_times(in[0], t[0]);
+  Value dsign;
+  if (is_complex(in[0].dtype())) dsign = mul(out[0], times_i(imag(tr), in[0].dtype()));
+  return {dsign, real(tr)};
+}
+
+// ---- QR (reduced, m >= n) -----------------------------------------------------------------------
+// a = q r: C = q^H da r^-1, X = the anti-Hermitian matrix with C's strictly
+// lower part (and i Im diag C: r keeps a real diagonal),
+//   dr = (C - X) r,   dq = da r^-1 - q (C - X).
+std::vector<Value> qr_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+                          std::span<const Value> t) {
+  if (!t[0].defined()) return none(2);
+  const Value& a = in[0];
+  std::string mode = attrs.get_or<std::string>("mode", "reduced");
+  const Dim &m = a.shape()[0], &n = a.shape()[1];
+  auto mv = m.try_value(), nv = n.try_value();
+  bool tall = known_equal(m, n) || (mv && nv && *mv >= *nv);
+  TF_CHECK(tall && (mode != "complete" || known_equal(m, n)), UnimplementedError, "linalg.qr",
+           "derivative of QR of a ", a.shape(), " matrix in mode '", mode,
+           "': only m >= n with the reduced factors is differentiable");
+  Value q = out[0], r = out[1];
+  if (mode == "r") {
+    auto f = qr(a);
+    q = f.q;
+    r = f.r;
+  }
+  Value dar = triangular_solve(r, t[0], {.lower = false, .left = false});
+  Value c = matmul(adj(q), dar);
+  Value low = band(c, -kNoLimit, -1);
+  Value x = sub(low, adj(low));
+  if (is_complex(a.dtype())) x = add(x, times_i(imag(band(c, 0, 0)), a.dtype()));
+  Value cx = sub(c, x);
+  Value dr = matmul(cx, r);
+  Value dq = sub(dar, matmul(q, cx));
+  if (mode == "r") return {Value{}, dr};
+  return {dq, dr};
+}
+
+// ---- norms ----------------------------------------------------------------------------------------
+
+std::vector<Value> vector_norm_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+                                   std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  double p = attrs.get_or<double>("ord", 2.0);
+  TF_CHECK(std::isfinite(p) && p >= 1.0, UnimplementedError, "linalg.vector_norm",
+           "derivative for ord = ", p, " (supported: finite ord >= 1)");
+  const Value &x = in[0], &nrm = out[0];
+  Value re = real(mul(conj(x), t[0]));  // Re(conj(x) dx)
+  Value pos = compare(nrm, zeros_like(nrm), Dir::GT);
+  if (p == 2.0) return {mul(sum(re, {0}), safe_recip(nrm, pos))};
+  if (p == 1.0) {
+    Value ax = abs(x);
+    Value w = safe_recip(ax, compare(ax, zeros_like(ax), Dir::GT));
+    return {sum(mul(re, w), {0})};
+  }
+  // d||x||_p = sum |x|^(p-2) Re(conj x dx) / ||x||^(p-1).
+  Value ax = abs(x);
+  Value wts = pow(ax, full(ax.shape(), Scalar(p - 2.0), ax.dtype()));
+  Value num = sum(mul(re, wts), {0});
+  Value den = pow(nrm, full(nrm.shape(), Scalar(p - 1.0), nrm.dtype()));
+  return {mul(num, safe_recip(den, pos))};
+}
+
+std::vector<Value> matrix_norm_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+                                   std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  std::string ord = attrs.get_or<std::string>("ord", "fro");
+  const Value &a = in[0], &nrm = out[0];
+  if (ord == "fro") {
+    Value pos = compare(nrm, zeros_like(nrm), Dir::GT);
+    return {mul(axes01_sum(real(mul(conj(a), t[0]))), safe_recip(nrm, pos))};
+  }
+  if (ord == "nuc" || ord == "2" || ord == "-2") {
+    auto f = svd_for_values(a);
+    Value ds = sum(real(mul(conj(f.u), matmul(t[0], adj(f.vh)))), {0});
+    if (ord == "nuc") return {sum(ds, {0})};
+    const Dim k = ds.shape()[0];
+    Value pick = ord == "2" ? slice_axis(ds, 0, Dim(0), Dim(1)) : slice_axis(ds, 0, k - Dim(1), k);
+    return {sum(pick, {0})};
+  }
+  TF_THROW(UnimplementedError, "linalg.matrix_norm", "derivative for ord '", ord,
+           "' (supported: fro, nuc, 2, -2)");
+}
+
+// ---- pinv -----------------------------------------------------------------------------------------
+// d(a+) = -a+ da a+ + a+ a+^H da^H (1 - a a+) + (1 - a+ a) da^H a+^H a+ (constant rank).
+Value eye_like(const Value& x, const Dim& n) {
+  SymShape s{n, n};
+  s.insert(s.end(), x.shape().begin() + 2, x.shape().end());
+  return band(full(s, Scalar(1), x.dtype()), 0, 0);
+}
+
+std::vector<Value> pinv_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+                            std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  const Value &a = in[0], &p = out[0], &da = t[0];
+  Value ph = adj(p), dah = adj(da);
+  Value term1 = neg(matmul(p, matmul(da, p)));
+  Value left = sub(eye_like(a, a.shape()[0]), matmul(a, p));
+  Value right = sub(eye_like(a, a.shape()[1]), matmul(p, a));
+  Value term2 = matmul(matmul(p, ph), matmul(dah, left));
+  Value term3 = matmul(right, matmul(dah, matmul(ph, p)));
+  return {add(add(term1, term2), term3)};
+}
+
+
+// ---- LU (square), lu_solve (in b) ------------------------------------------------------------
+// p a = l u: F = l^-1 p da u^-1, dl = l strict_lower(F), du = upper(F) u.
+std::vector<Value> lu_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+                          std::span<const Value> t) {
+  if (!t[0].defined()) return none(4);
+  const Value& a = in[0];
+  TF_CHECK(known_equal(a.shape()[0], a.shape()[1]) && attrs.get_or<bool>("permutation_matrix", true),
+           UnimplementedError, "linalg.lu", "derivative of the LU of a ", a.shape(),
+           " matrix: only square matrices with permutation_matrix = true");
+  const Value &l = out[1], &u = out[2], &p = out[3];
+  Value z = triangular_solve(l, matmul(p, t[0]), {.lower = true, .left = true, .unit_diagonal = true});
+  Value f = triangular_solve(u, z, {.lower = false, .left = false});
+  return {Value{}, matmul(l, band(f, -kNoLimit, -1)), matmul(band(f, 0, kNoLimit), u), Value{}};
+}
+
+Transpose trans_attr(const FamilyAttrs& attrs) {
+  std::string t = attrs.get_or<std::string>("trans", "N");
+  return t == "T" ? Transpose::transpose : t == "C" ? Transpose::adjoint : Transpose::none;
+}
+
+std::vector<Value> lu_solve_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value>,
+                                std::span<const Value> t) {
+  TF_CHECK(!t[0].defined(), UnimplementedError, "linalg.lu_solve",
+           "derivative with respect to the LU factors (differentiate solve(a, b) instead)");
+  if (!t[2].defined()) return none(1);
+  return {lu_solve(in[0], in[1], t[2], trans_attr(attrs))};
+}
+
+std::vector<Value> lu_solve_transpose(const FamilyAttrs& attrs, std::span<const Value> in,
+                                      std::span<const bool> linear, std::span<const Value> ct) {
+  TF_CHECK(!linear[0], InternalError, "linalg.lu_solve", "is not linear in the factors");
+  if (!ct[0].defined()) return none(3);
+  Transpose t = trans_attr(attrs);
+  Value r;
+  if (t == Transpose::none) r = lu_solve(in[0], in[1], ct[0], Transpose::adjoint);
+  else if (t == Transpose::adjoint) r = lu_solve(in[0], in[1], ct[0], Transpose::none);
+  else r = conj(lu_solve(in[0], in[1], conj(ct[0]), Transpose::none));
+  return {Value{}, Value{}, r};
+}
+
+// ---- eig, eigvals -----------------------------------------------------------------------------
+// M = V^-1 da V: dw = diag M, dV = V (F o M) with F_ij = 1/(w_j - w_i) (0 on the
+// diagonal and for degenerate pairs), then minus V Re diag(V^H dV) so that the
+// columns keep unit norm (PyTorch's normalisation). The phase of each vector
+// is a gauge: test invariant functions.
+struct EigTangent {
+  Value dw, dv;
+};
+EigTangent eig_tangent(const Value& da_in, const Value& w, const Value& v, bool vectors) {
+  const DType c = w.dtype();
+  Value da = convert(da_in, c);
+  Value m = matmul(inv(v), matmul(da, v));
+  Value dw = sum(band(m, 0, 0), {1});
+  if (!vectors) return {dw, Value{}};
+  Value wi = spread(w, true), wj = spread(w, false);
+  DimVec bdims;
+  for (std::int64_t i = 0; i < w.ndim() - 1; ++i) bdims.push_back(2 + i);
+  Value wmax = broadcast_in_dim(max(abs(w), {0}), wi.shape(), bdims);
+  Value delta = sub(wj, wi);
+  Value deg = compare(abs(delta), mul(wmax, Scalar(degenerate_rtol(c))), Dir::LE);
+  Value f = where(deg, zeros_like(delta), div(ones_like(delta), where(deg, ones_like(delta), delta)));
+  Value dv = matmul(v, mul(f, m));
+  Value nrm = sum(real(mul(conj(v), dv)), {0});
+  return {dw, sub(dv, scale_cols(v, convert(nrm, c)))};
+}
+
+std::vector<Value> eig_jvp(const FamilyAttrs&, std::span<const Value>, std::span<const Value> out,
+                           std::span<const Value> t) {
+  if (!t[0].defined()) return none(2);
+  EigTangent e = eig_tangent(t[0], out[0], out[1], true);
+  return {e.dw, e.dv};
+}
+
+std::vector<Value> eigvals_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value>,
+                               std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  auto f = eig(in[0]);
+  return {eig_tangent(t[0], f.eigenvalues, f.eigenvectors, false).dw};
+}
+
+// ---- matrix_exp ---------------------------------------------------------------------------------
+// d exp(a) = L(a, da), the Frechet derivative: the top-right block of
+// exp([[a, da], [0, a]]), as the op linalg.matrix_exp_frechet(a, e), linear in e
+// with adjoint L(a^H, .). Its own derivative in a is the top-right block of
+// L([[a, da], [0, a]], [[e, 0], [0, e]]) (= D^2 exp(a)[da, e]).
+Value block2(const Value& a11, const Value& a12, const Value& a21, const Value& a22) {
+  return concatenate({concatenate({a11, a12}, 1), concatenate({a21, a22}, 1)}, 0);
+}
+Value top_right(const Value& x, const Dim& n) {
+  return slice_axis(slice_axis(x, 0, Dim(0), n), 1, n, n + n);
+}
+Value frechet(const Value& a, const Value& e) {
+  return graph::apply_family(family().op("linalg.matrix_exp_frechet"), {}, {a, e})[0];
+}
+
+std::vector<Value> matrix_exp_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value>,
+                                  std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  return {frechet(in[0], t[0])};
+}
+
+std::vector<Value> frechet_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value>,
+                               std::span<const Value> t) {
+  if (!any_defined(t)) return none(1);
+  const Value &a = in[0], &e = in[1];
+  Value r;
+  if (t[1].defined()) r = frechet(a, t[1]);
+  if (t[0].defined()) {
+    Value z = zeros_like(a);
+    Value second = top_right(frechet(block2(a, t[0], z, a), block2(e, z, z, e)), a.shape()[0]);
+    r = r.defined() ? add(r, second) : second;
+  }
+  return {r};
+}
+
+std::vector<Value> frechet_transpose(const FamilyAttrs&, std::span<const Value> in, std::span<const bool> linear,
+                                     std::span<const Value> ct) {
+  TF_CHECK(!linear[0], UnimplementedError, "linalg.matrix_exp_frechet",
+           "reverse mode over its first operand (third derivatives of matrix_exp in reverse mode)");
+  if (!ct[0].defined()) return none(2);
+  return {Value{}, frechet(adj(in[0]), ct[0])};
+}
+
+std::vector<TensorMeta> infer_frechet(const FamilyAttrs&, std::span<const TensorMeta> in) {
+  const char* op = "linalg.matrix_exp_frechet";
+  TF_CHECK(in[0].dtype == in[1].dtype && in[0].shape == in[1].shape, ShapeError, op,
+           "operands must have one dtype and shape, got ", in[0].dtype, in[0].shape, " and ", in[1].dtype,
+           in[1].shape);
+  return family().op("linalg.matrix_exp").infer({}, in.subspan(0, 1));
+}
+
+std::vector<Tensor> frechet_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  graph::NoGradGuard no_grad;
+  graph::EagerScope scope(be);
+  Value a = graph::constant(in[0]), e = graph::constant(in[1]);
+  Value ex = graph::apply_family(family().op("linalg.matrix_exp"), {}, {block2(a, e, zeros_like(a), a)})[0];
+  return {top_right(ex, a.shape()[0]).value().contiguous()};
+}
+
+void set(OpFamily& f, std::string_view name, FamilyOp::JvpFn jvp, FamilyOp::TransposeFn transpose = {}) {
+  for (FamilyOp& o : f.ops)
+    if (o.name == name) {
+      o.jvp = std::move(jvp);
+      if (transpose) o.transpose = std::move(transpose);
+      return;
+    }
+  TF_THROW(InternalError, "linalg", "no op ", name, " to attach a rule to");
+}
+
+}  // namespace
+
+FamilyOp matrix_exp_frechet_op() {
+  FamilyOp f;
+  f.name = "linalg.matrix_exp_frechet";
+  f.num_inputs = 2;
+  f.num_outputs = 1;
+  f.infer = infer_frechet;
+  f.sym_infer = [](const FamilyAttrs&, std::span<const SymMeta> in) { return std::vector<SymMeta>{in[0]}; };
+  f.cpu_kernel = frechet_kernel;
+  return f;
+}
+
+void attach_ad_rules(OpFamily& f) {
+  set(f, "linalg.svd", svd_jvp);
+  set(f, "linalg.svdvals", svdvals_jvp);
+  set(f, "linalg.svd_truncated", svd_truncated_jvp);
+  set(f, "linalg.eigh", eigh_jvp);
+  set(f, "linalg.cholesky", cholesky_jvp);
+  set(f, "linalg.solve", solve_jvp, solve_transpose);
+  set(f, "linalg.triangular_solve", triangular_solve_jvp, triangular_solve_transpose);
+  set(f, "linalg.inv", inv_jvp);
+  set(f, "linalg.det", det_jvp);
+  set(f, "linalg.slogdet", slogdet_jvp);
+  set(f, "linalg.qr", qr_jvp);
+  set(f, "linalg.vector_norm", vector_norm_jvp);
+  set(f, "linalg.matrix_norm", matrix_norm_jvp);
+  set(f, "linalg.pinv", pinv_jvp);
+  set(f, "linalg.lu", lu_jvp);
+  set(f, "linalg.lu_solve", lu_solve_jvp, lu_solve_transpose);
+  set(f, "linalg.eig", eig_jvp);
+  set(f, "linalg.eigvals", eigvals_jvp);
+  set(f, "linalg.matrix_exp", matrix_exp_jvp);
+  set(f, "linalg.matrix_exp_frechet", frechet_jvp, frechet_transpose);
+}
+
+}  // namespace tenferro::linalg::detail

@@ -1,0 +1,595 @@
+// Derivatives of the linalg family (docs/linalg.md, "Derivatives"): every rule
+// through the generic checker (JVP vs central differences, <v, J u> = <J^H v, u>,
+// HVP vs differences of the gradient) in f64 and c128, with gauge-invariant
+// observables where a factor has a gauge; degenerate singular values (the
+// TRG case); svd_truncated in compiled programs whose sizes and ranks change.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "ad/ad_check.hpp"
+#include "tenferro/cpu.hpp"
+#include "tenferro/linalg.hpp"
+#include "tenferro/runtime.hpp"
+
+using namespace tenferro;
+using namespace tenferro::testing;
+namespace la = tenferro::linalg;
+
+namespace {
+
+struct RegisterFamily {
+  RegisterFamily() { register_ad_check_family(la::family()); }
+};
+const RegisterFamily kRegistered;
+
+using Fn = std::function<Value(const std::vector<Value>&)>;
+
+DimVec swap01(std::int64_t rank) {
+  DimVec p;
+  for (std::int64_t i = 0; i < rank; ++i) p.push_back(i);
+  std::swap(p[0], p[1]);
+  return p;
+}
+Value mT(const Value& x) { return vops::transpose(x, swap01(x.ndim())); }
+Value adj(const Value& x) { return vops::conj(mT(x)); }
+// x [p, q, batch...] times diag(s) on the right.
+Value scale_cols(const Value& x, const Value& s) {
+  DimVec d{1};
+  for (std::int64_t i = 2; i < x.ndim(); ++i) d.push_back(i);
+  return vops::mul(x, vops::broadcast_in_dim(s, x.shape(), d));
+}
+Value scale_rows(const Value& x, const Value& s) {
+  DimVec d{0};
+  for (std::int64_t i = 2; i < x.ndim(); ++i) d.push_back(i);
+  return vops::mul(x, vops::broadcast_in_dim(s, x.shape(), d));
+}
+
+const std::vector<DType> kBoth{DType::f64, DType::c128};
+
+CpuBackend& cpu() {
+  static CpuBackend b;
+  return b;
+}
+
+Tensor rnd(const Shape& s, DType d, std::uint64_t seed) { return random_tensor(s, d, seed); }
+
+// a + shift * I on every matrix of a square batch (well conditioned).
+Tensor shifted(const Shape& s, DType d, std::uint64_t seed, double shift) {
+  Tensor a = rnd(s, d, seed);
+  std::vector<double> ev(static_cast<std::size_t>(shape_numel(s)), 0.0);
+  const std::int64_t n = s[0], count = shape_numel(s) / (n * n);
+  for (std::int64_t b = 0; b < count; ++b)
+    for (std::int64_t i = 0; i < n; ++i) ev[static_cast<std::size_t>(b * n * n + i + i * n)] = shift;
+  Tensor e = ops::convert(Tensor::from_vec_col_major<double>(s, ev), d, cpu());
+  return add(a, e, cpu());
+}
+
+// Q1 diag(s) Q2^H with Haar-like random unitaries (from QR): prescribed singular values.
+Tensor with_singular_values(std::int64_t m, std::int64_t n, const std::vector<double>& s, DType d,
+                            std::uint64_t seed) {
+  Tensor q1 = la::qr(rnd({m, m}, d, seed), cpu()).q;
+  Tensor q2 = la::qr(rnd({n, n}, d, seed + 1), cpu()).q;
+  std::vector<double> dv(static_cast<std::size_t>(m * n), 0.0);
+  for (std::size_t i = 0; i < s.size(); ++i) dv[i + i * static_cast<std::size_t>(m)] = s[i];
+  Tensor dm = ops::convert(Tensor::from_vec_col_major<double>({m, n}, dv), d, cpu());
+  return matmul(matmul(q1, dm, cpu()), conj(q2.permute({1, 0}), cpu()), cpu());
+}
+
+void run_cases(const std::string& name, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
+               const std::function<Tensor(const Shape&, DType, std::uint64_t)>& make, const Fn& f,
+               AdTolerances tol = {}, int inputs = 1) {
+  std::uint64_t seed = 3;
+  for (DType d : dtypes)
+    for (const Shape& s : shapes) {
+      std::vector<Tensor> in;
+      for (int i = 0; i < inputs; ++i) in.push_back(make(s, d, seed += 7));
+      check_ad_case({detail::str(name, " ", d, s), f, in}, tol);
+    }
+}
+
+// ---- SVD ----------------------------------------------------------------------------------
+
+TEST(LinalgAd, SvdInvariants) {
+  const std::vector<Shape> shapes{{4, 3}, {3, 5}, {3, 3, 2}};
+  run_cases("svd s", shapes, kBoth, rnd, [](const std::vector<Value>& x) { return la::svd(x[0]).s; });
+  run_cases("svd sin(u s vh)", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::svd(x[0]);
+    return vops::sin(vops::real(vops::matmul(scale_cols(r.u, r.s), r.vh)));
+  });
+  // (u u^H is the identity for square and wide matrices: a tall one.)
+  run_cases("svd u u^H", {{4, 3}, {5, 2, 2}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::svd(x[0]);
+    return vops::matmul(r.u, adj(r.u));
+  });
+  run_cases("svd vh^H s^2 vh", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::svd(x[0]);
+    return vops::matmul(adj(r.vh), scale_rows(r.vh, vops::mul(r.s, r.s)));
+  });
+  // |u_ij| and |vh_ij| are invariant under the sign/phase gauge of each triplet.
+  run_cases("svd |u| + |vh|^T", {{4, 4}, {3, 3, 2}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::svd(x[0]);
+    return vops::add(vops::abs(r.u), mT(vops::abs(r.vh)));
+  });
+  // u_i vh_i (a rank-1 term) carries the complex gauge term.
+  run_cases("svd u diag(s^3) vh", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::svd(x[0]);
+    return vops::matmul(scale_cols(r.u, vops::mul(r.s, vops::mul(r.s, r.s))), r.vh);
+  });
+}
+
+TEST(LinalgAd, Svdvals) {
+  run_cases("svdvals", {{4, 3}, {2, 5}, {3, 3, 2}}, kBoth, rnd,
+            [](const std::vector<Value>& x) { return la::svdvals(x[0]); });
+}
+
+TEST(LinalgAd, SvdTruncatedInvariants) {
+  // rtol/max_rank that keep a fixed number of values (random spectra have gaps).
+  run_cases("svd_truncated u s vh", {{5, 4}, {4, 6}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::svd_truncated(x[0], {.max_rank = 2});
+    return vops::matmul(scale_cols(r.u, r.s), r.vh);
+  });
+  // (Outputs of the checked functions need static shapes: scalarise s [r].)
+  run_cases("svd_truncated sum(exp(s))", {{5, 4}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    return vops::sum(vops::exp(la::svd_truncated(x[0], {.max_rank = 3}).s));
+  });
+  run_cases("svd_truncated u u^H", {{5, 4}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::svd_truncated(x[0], {.max_rank = 2});
+    return vops::matmul(r.u, adj(r.u));
+  });
+}
+
+// The TRG situation: singular values with an exactly degenerate pair, and
+// observables invariant under the bond gauge (u, vh) -> (u X, X^-1 vh).
+TEST(LinalgAd, DegenerateSingularValues) {
+  // Central differences of the gradient straddle the split of the degenerate
+  // pair (gap ~ 1e-5), where third derivatives are large: a looser HVP bound.
+  AdTolerances tol;
+  tol.hvp_fd = 1e-4;
+  for (DType d : kBoth) {
+    Tensor a = with_singular_values(4, 4, {3.0, 2.0, 2.0, 0.5}, d, 41);
+    Tensor b = rnd({4, 4}, d, 43);
+    Tensor bc = b;
+    // sum(sin(Re(u s vh))) + sum(cos(Im(...))) as a matrix output.
+    check_ad_case({detail::str("degenerate f(u s vh) ", d),
+                   [](const std::vector<Value>& x) {
+                     auto r = la::svd(x[0]);
+                     Value rec = vops::matmul(scale_cols(r.u, r.s), r.vh);
+                     return vops::add(vops::sin(vops::real(rec)), vops::cos(vops::imag(rec)));
+                   },
+                   {a}},
+                  tol);
+    for (bool truncated : {false, true}) {
+      // Known gap (docs/linalg.md): second derivatives through svd_truncated
+      // when a kept value is exactly degenerate are approximate (~1e-2).
+      AdTolerances t2 = tol;
+      t2.hvp = !truncated;
+      auto factors = [truncated](const Value& x) {
+        return truncated ? la::svd_truncated(x, {.max_rank = 3}) : la::svd(x);
+      };
+      // Half-tensors L = u sqrt(s), R = sqrt(s) vh contracted around a "plaquette" with B.
+      check_ad_case({detail::str("degenerate tr((R B L)^2) ", truncated ? "truncated " : "", d),
+                     [bc, factors](const std::vector<Value>& x) {
+                       auto r = factors(x[0]);
+                       Value sq = vops::sqrt(r.s);
+                       Value l = scale_cols(r.u, sq), rr = scale_rows(r.vh, sq);
+                       Value m = vops::matmul(vops::matmul(rr, graph::constant(bc)), l);
+                       Value t = vops::sum(la::band(vops::matmul(m, m), 0, 0));
+                       return vops::add(vops::real(t), vops::imag(t));
+                     },
+                     {a}},
+                    t2);
+      check_ad_case({detail::str("degenerate R L L R ", truncated ? "truncated " : "", d),
+                     [factors](const std::vector<Value>& x) {
+                       auto r = factors(x[0]);
+                       Value sq = vops::sqrt(r.s);
+                       Value l = scale_cols(r.u, sq), rr = scale_rows(r.vh, sq);
+                       // (L R)(L R)^T-like products of the half tensors: gauge invariant.
+                       return vops::matmul(vops::matmul(l, rr), vops::matmul(l, rr));
+                     },
+                     {a}},
+                    t2);
+    }
+    // Symmetric functions of the degenerate values are differentiable. Second
+    // derivatives at exact degeneracy are exact for the nuclear norm (linear
+    // in s) but not for nonlinear functions of s (known gap, docs/linalg.md):
+    // first order only here.
+    AdTolerances first_order = tol;
+    first_order.hvp = false;
+    check_ad_case({detail::str("degenerate sum(exp(svdvals)) ", d),
+                   [](const std::vector<Value>& x) { return vops::sum(vops::exp(la::svdvals(x[0]))); }, {a}},
+                  first_order);
+    check_ad_case({detail::str("degenerate nuclear norm ", d),
+                   [](const std::vector<Value>& x) { return la::matrix_norm(x[0], la::NormOrder::nuc()); }, {a}},
+                  tol);
+  }
+}
+
+// ---- eigh ----------------------------------------------------------------------------------
+
+Value herm(const Value& x) { return vops::mul(vops::add(x, adj(x)), Scalar(0.5)); }
+
+TEST(LinalgAd, Eigh) {
+  const std::vector<Shape> shapes{{4, 4}, {3, 3, 2}};
+  run_cases("eigh w", shapes, kBoth, rnd, [](const std::vector<Value>& x) { return la::eigh(herm(x[0])).eigenvalues; });
+  run_cases("eigh v w^2 v^H", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::eigh(herm(x[0]));
+    return vops::matmul(scale_cols(r.eigenvectors, vops::mul(r.eigenvalues, r.eigenvalues)), adj(r.eigenvectors));
+  });
+  run_cases("eigh |v|", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    return vops::abs(la::eigh(herm(x[0])).eigenvectors);
+  });
+  // Raw (non-Hermitian) input: only one triangle is read.
+  for (bool lower : {true, false})
+    run_cases(detail::str("eigh raw lower=", lower), {{4, 4}}, kBoth, rnd, [lower](const std::vector<Value>& x) {
+      auto r = la::eigh(x[0], {.lower = lower});
+      return vops::matmul(scale_cols(r.eigenvectors, vops::exp(r.eigenvalues)), adj(r.eigenvectors));
+    });
+}
+
+// ---- Cholesky, solvers, inverse, determinants ----------------------------------------------
+
+Value spd(const Value& x) {
+  Value g = vops::matmul(x, adj(x));
+  return vops::add(g, la::band(vops::full(g.shape(), Scalar(3.0), g.dtype()), 0, 0));
+}
+
+TEST(LinalgAd, Cholesky) {
+  for (bool lower : {true, false}) {
+    run_cases(detail::str("cholesky lower=", lower), {{3, 3}, {4, 4, 2}}, kBoth, rnd,
+              [lower](const std::vector<Value>& x) { return la::cholesky(spd(x[0]), {.lower = lower}); });
+    // Raw input: one triangle read (the matrix is made positive definite by a shift).
+    run_cases(detail::str("cholesky raw lower=", lower), {{4, 4}}, kBoth,
+              [](const Shape& s, DType d, std::uint64_t seed) { return shifted(s, d, seed, 4.0); },
+              [lower](const std::vector<Value>& x) { return la::cholesky(x[0], {.lower = lower}); });
+  }
+}
+
+Tensor well_conditioned(const Shape& s, DType d, std::uint64_t seed) { return shifted(s, d, seed, 3.0); }
+
+TEST(LinalgAd, Solve) {
+  for (DType d : kBoth) {
+    check_ad_case({detail::str("solve ", d), [](const std::vector<Value>& x) { return la::solve(x[0], x[1]); },
+                   {well_conditioned({3, 3}, d, 1), rnd({3, 2}, d, 2)}});
+    check_ad_case({detail::str("solve vector ", d), [](const std::vector<Value>& x) { return la::solve(x[0], x[1]); },
+                   {well_conditioned({4, 4}, d, 3), rnd({4}, d, 4)}});
+    check_ad_case({detail::str("solve batched ", d), [](const std::vector<Value>& x) { return la::solve(x[0], x[1]); },
+                   {well_conditioned({3, 3, 2}, d, 5), rnd({3, 1, 2}, d, 6)}});
+  }
+}
+
+TEST(LinalgAd, TriangularSolve) {
+  for (DType d : kBoth)
+    for (bool lower : {true, false})
+      for (bool left : {true, false})
+        for (bool unit : {false, true}) {
+          la::TriangularSolveOptions o{.lower = lower, .left = left, .unit_diagonal = unit};
+          Shape bs = left ? Shape{3, 2} : Shape{2, 3};
+          check_ad_case({detail::str("triangular_solve ", d, " lower=", lower, " left=", left, " unit=", unit),
+                         [o](const std::vector<Value>& x) { return la::triangular_solve(x[0], x[1], o); },
+                         {well_conditioned({3, 3}, d, 11), rnd(bs, d, 12)}});
+        }
+}
+
+TEST(LinalgAd, InvDetSlogdet) {
+  const std::vector<Shape> shapes{{3, 3}, {4, 4, 2}};
+  run_cases("inv", shapes, kBoth, well_conditioned, [](const std::vector<Value>& x) { return la::inv(x[0]); });
+  run_cases("det", shapes, kBoth, well_conditioned, [](const std::vector<Value>& x) { return la::det(x[0]); });
+  run_cases("slogdet logabsdet", shapes, kBoth, well_conditioned,
+            [](const std::vector<Value>& x) { return la::slogdet(x[0]).logabsdet; });
+  run_cases("slogdet sign", {{3, 3}}, {DType::c128}, well_conditioned,
+            [](const std::vector<Value>& x) { return la::slogdet(x[0]).sign; });
+}
+
+TEST(LinalgAd, Qr) {
+  const std::vector<Shape> shapes{{4, 3}, {3, 3}, {5, 2, 2}};
+  run_cases("qr exp(q r)", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::qr(x[0]);
+    return vops::exp(vops::matmul(r.q, r.r));
+  });
+  // Invariant under the phase gauge q -> q D, r -> D^H r.
+  run_cases("qr |q| |r|", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::qr(x[0]);
+    return vops::add(vops::sum(vops::abs(r.q), {0}), vops::sum(vops::abs(r.r), {0}));
+  });
+  run_cases("qr q q^H", {{4, 3}, {5, 2, 2}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::qr(x[0]);
+    return vops::matmul(r.q, adj(r.q));
+  });
+  // Real: the factors themselves (LAPACK's sign convention is smooth).
+  run_cases("qr q", shapes, {DType::f64}, rnd, [](const std::vector<Value>& x) { return la::qr(x[0]).q; });
+  run_cases("qr r", shapes, {DType::f64}, rnd, [](const std::vector<Value>& x) { return la::qr(x[0]).r; });
+  run_cases("qr mode r |r|", {{4, 3}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    return vops::abs(la::qr(x[0], la::QrMode::r).r);
+  });
+}
+
+// ---- norms, pinv -----------------------------------------------------------------------------
+
+TEST(LinalgAd, Norms) {
+  for (double p : {2.0, 1.0, 3.0})
+    run_cases(detail::str("vector_norm ", p), {{5}, {4, 3}}, kBoth, rnd,
+              [p](const std::vector<Value>& x) { return la::vector_norm(x[0], p); });
+  for (const char* ord : {"fro", "nuc", "2", "-2"})
+    run_cases(detail::str("matrix_norm ", ord), {{4, 3}, {3, 3, 2}}, kBoth, rnd,
+              [ord](const std::vector<Value>& x) { return la::matrix_norm(x[0], la::NormOrder(ord)); });
+}
+
+TEST(LinalgAd, Pinv) {
+  run_cases("pinv", {{4, 3}, {3, 5}}, kBoth, rnd, [](const std::vector<Value>& x) { return la::pinv(x[0]); });
+}
+
+TEST(LinalgAd, Lu) {
+  // Random matrices: the pivot order is locally constant.
+  run_cases("lu l", {{3, 3}, {4, 4, 2}}, kBoth, rnd, [](const std::vector<Value>& x) { return la::lu(x[0]).l; });
+  run_cases("lu u", {{3, 3}, {4, 4, 2}}, kBoth, rnd, [](const std::vector<Value>& x) { return la::lu(x[0]).u; });
+  for (DType d : kBoth)
+    for (la::Transpose t : {la::Transpose::none, la::Transpose::transpose, la::Transpose::adjoint}) {
+      Tensor a = well_conditioned({3, 3}, d, 51);
+      auto f = la::lu_factor(a, cpu());
+      Tensor lu = f.lu, piv = f.pivots;
+      check_ad_case({detail::str("lu_solve in b ", d, " trans=", static_cast<int>(t)),
+                     [lu, piv, t](const std::vector<Value>& x) {
+                       return la::lu_solve(graph::constant(lu), graph::constant(piv), x[0], t);
+                     },
+                     {rnd({3, 2}, d, 52)}});
+    }
+}
+
+TEST(LinalgAd, Eig) {
+  // Invariant under the phase of each eigenvector: eigenvalues, V f(w) V^-1.
+  run_cases("eigvals", {{3, 3}, {4, 4, 2}}, kBoth, rnd,
+            [](const std::vector<Value>& x) { return la::eigvals(x[0]); });
+  run_cases("eig w", {{3, 3}}, kBoth, rnd, [](const std::vector<Value>& x) { return la::eig(x[0]).eigenvalues; });
+  run_cases("eig v exp(w) v^-1", {{3, 3}, {4, 4, 2}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::eig(x[0]);
+    return vops::matmul(scale_cols(r.eigenvectors, vops::exp(r.eigenvalues)), la::inv(r.eigenvectors));
+  });
+  run_cases("eig |v|", {{3, 3}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    return vops::abs(la::eig(x[0]).eigenvectors);
+  });
+}
+
+TEST(LinalgAd, MatrixExp) {
+  run_cases("matrix_exp", {{3, 3}, {2, 2, 3}}, kBoth, rnd,
+            [](const std::vector<Value>& x) { return la::matrix_exp(x[0]); });
+}
+
+TEST(LinalgAd, UndifferentiableOpsSayWhich) {
+  Value x = graph::input("x", DType::f64, {Dim(3), Dim(3)});
+  Value y = vops::sum(la::lstsq(x, vops::sum(x, {1})).solution);
+  std::vector<Value> ys{y}, xs{x}, ts{graph::input("t", DType::f64, {Dim(3), Dim(3)})};
+  try {
+    ad::jvp(ys, xs, ts);
+    FAIL() << "expected UnimplementedError";
+  } catch (const UnimplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("linalg.lstsq"), std::string::npos) << e.what();
+  }
+  // Full U of a tall matrix is not unique.
+  Value t = graph::input("t", DType::f64, {Dim(4), Dim(3)});
+  Value z = graph::input("z", DType::f64, {Dim(4), Dim(3)});
+  std::vector<Value> ys2{vops::sum(la::svd(t, {.full_matrices = true}).u)}, xs2{t}, ts2{z};
+  EXPECT_THROW(ad::jvp(ys2, xs2, ts2), UnimplementedError);
+}
+
+// ---- traced programs: symbolic sizes, data-dependent rank --------------------------------------
+
+Runtime linalg_runtime() {
+  return Runtime::builder().register_engine(cpu_engine(cpu())).register_family(la::family()).build();
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  double m = 0;
+  for (const DimVec& i : all_indices(a.shape())) m = std::max(m, std::abs(value_at(a, i) - value_at(b, i)));
+  return m;
+}
+
+TEST(LinalgAdTraced, SvdTruncatedCompiledOnceRanksAndSizesVary) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim("m"), Dim("n")});
+  auto [u, s, vh] = la::svd_truncated(a, {.max_rank = 5, .rtol = 1e-9});
+  auto rec = (u * s.reshape({Dim(1), s.shape()[0]})).matmul(vh);
+  GraphCompiler compiler;
+  Program p = compiler.compile({u, s, vh, rec});
+  auto rt = linalg_runtime();
+  struct Case {
+    std::int64_t m, n;
+    std::vector<double> sv;
+    std::int64_t want_rank;
+  };
+  const std::vector<Case> cases{{6, 4, {4, 3, 2, 1}, 4},
+                                {5, 7, {5, 4, 3, 1e-12, 0}, 3},
+                                {8, 8, {8, 7, 6, 5, 4, 3, 2, 1}, 5},
+                                {3, 3, {2, 2, 0}, 2}};
+  for (const Case& c : cases) {
+    Tensor x = with_singular_values(c.m, c.n, c.sv, DType::f64, 7 + static_cast<std::uint64_t>(c.m));
+    std::vector<Tensor> out = rt.run_compiled(p, {{"a", x}});
+    ASSERT_EQ(out[1].shape(), (Shape{c.want_rank})) << c.m << "x" << c.n;
+    EXPECT_EQ(out[0].shape(), (Shape{c.m, c.want_rank}));
+    EXPECT_EQ(out[2].shape(), (Shape{c.want_rank, c.n}));
+    for (std::int64_t i = 0; i < c.want_rank; ++i)
+      EXPECT_NEAR(value_at(out[1], {i}).real(), c.sv[static_cast<std::size_t>(i)], 1e-12);
+    // Reconstruction of the kept part: x minus the dropped triplets (all < 1e-9 here, or rank cut).
+    double dropped = 0;
+    for (std::size_t i = static_cast<std::size_t>(c.want_rank); i < c.sv.size(); ++i) dropped = std::max(dropped, c.sv[i]);
+    EXPECT_LE(max_abs_diff(out[3], x), dropped * 1.01 + 1e-12);
+  }
+}
+
+TEST(LinalgAdTraced, GradThroughSvdTruncatedCompiledOnce) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim("n"), Dim("n")});
+  auto b = TracedTensor::input("b", DType::f64, {Dim("n"), Dim("n")});
+  auto [u, s, vh] = la::svd_truncated(a, {.max_rank = 3});
+  auto sq = s.sqrt().reshape({Dim(1), s.shape()[0]});
+  auto l = u * sq;
+  auto r = (vh.transpose({1, 0}) * sq).transpose({1, 0});
+  auto m = r.matmul(b).matmul(l);
+  auto loss = la::band(m.matmul(m), 0, 0).sum() + (l.matmul(r)).sin().sum();
+  auto g = loss.grad(a);
+  GraphCompiler compiler;
+  Program pl = compiler.compile(loss);
+  Program pg = compiler.compile(g);
+  auto rt = linalg_runtime();
+  for (std::int64_t n : {4, 5, 7}) {
+    Tensor x = rnd({n, n}, DType::f64, 100 + static_cast<std::uint64_t>(n));
+    Tensor bv = rnd({n, n}, DType::f64, 200 + static_cast<std::uint64_t>(n));
+    Tensor gv = rt.run_compiled(pg, {{"a", x}, {"b", bv}})[0];
+    ASSERT_EQ(gv.shape(), (Shape{n, n}));
+    // Central differences of the compiled loss, entry by entry.
+    const double h = 1e-6;
+    double err = 0, scale = 0;
+    for (const DimVec& idx : all_indices(x.shape())) {
+      std::vector<double> ev(static_cast<std::size_t>(n * n), 0.0);
+      ev[static_cast<std::size_t>(idx[0] + idx[1] * n)] = h;
+      Tensor dx = Tensor::from_vec_col_major<double>({n, n}, ev);
+      double fp = value_at(rt.run_compiled(pl, {{"a", add(x, dx, cpu())}, {"b", bv}})[0], {}).real();
+      double fm = value_at(rt.run_compiled(pl, {{"a", sub(x, dx, cpu())}, {"b", bv}})[0], {}).real();
+      double fd = (fp - fm) / (2 * h);
+      err = std::max(err, std::abs(fd - value_at(gv, idx).real()));
+      scale = std::max(scale, std::abs(fd));
+    }
+    EXPECT_LE(err / std::max(scale, 1e-12), 1e-6) << "n = " << n;
+  }
+}
+
+TEST(LinalgAdTraced, HvpThroughSvdOnDegenerateSpectrum) {
+  // Compiled hvp of a TRG-like scalar at a matrix with a degenerate pair
+  // (svd_truncated: see SvdTruncatedHvpCompiled and the known gap in docs).
+  auto a = TracedTensor::input("a", DType::f64, {Dim("n"), Dim("n")});
+  auto v = TracedTensor::input("v", DType::f64, {Dim("n"), Dim("n")});
+  auto [u, s, vh] = la::svd(a);
+  auto sq = s.sqrt().reshape({Dim(1), s.shape()[0]});
+  auto l = u * sq;
+  auto r = (vh.transpose({1, 0}) * sq).transpose({1, 0});
+  auto m = r.matmul(l.matmul(r)).matmul(l);
+  auto loss = la::band(m.matmul(m), 0, 0).sum();
+  auto g = loss.grad(a);
+  auto h = hvp(loss, a, v);
+  GraphCompiler compiler;
+  Program pg = compiler.compile(g);
+  Program ph = compiler.compile(h);
+  auto rt = linalg_runtime();
+  Tensor x = with_singular_values(4, 4, {3.0, 2.0, 2.0, 0.5}, DType::f64, 5);
+  Tensor dir = rnd({4, 4}, DType::f64, 6);
+  Tensor hv = rt.run_compiled(ph, {{"a", x}, {"v", dir}})[0];
+  const double eps = 1e-5;
+  Tensor gp = rt.run_compiled(pg, {{"a", add(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
+  Tensor gm = rt.run_compiled(pg, {{"a", sub(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
+  Tensor fd = mul(sub(gp, gm, cpu()), Scalar(1 / (2 * eps)), cpu());
+  double scale = 0;
+  for (const DimVec& i : all_indices(fd.shape())) scale = std::max(scale, std::abs(value_at(fd, i)));
+  EXPECT_LE(max_abs_diff(hv, fd) / scale, 1e-5);
+  for (const DimVec& i : all_indices(hv.shape())) EXPECT_TRUE(std::isfinite(value_at(hv, i).real()));
+}
+
+TEST(LinalgAdTraced, SvdTruncatedHvpCompiled) {
+  // hvp through svd_truncated compiled once, run at several sizes (gapped spectra).
+  auto a = TracedTensor::input("a", DType::f64, {Dim("n"), Dim("n")});
+  auto v = TracedTensor::input("v", DType::f64, {Dim("n"), Dim("n")});
+  auto [u, s, vh] = la::svd_truncated(a, {.max_rank = 3});
+  auto sq = s.sqrt().reshape({Dim(1), s.shape()[0]});
+  auto l = u * sq;
+  auto r = (vh.transpose({1, 0}) * sq).transpose({1, 0});
+  auto m = r.matmul(l.matmul(r)).matmul(l);
+  auto loss = la::band(m.matmul(m), 0, 0).sum();
+  GraphCompiler compiler;
+  Program pg = compiler.compile(loss.grad(a));
+  Program ph = compiler.compile(hvp(loss, a, v));
+  auto rt = linalg_runtime();
+  for (std::int64_t n : {4, 6}) {
+    std::vector<double> sv;
+    for (std::int64_t i = 0; i < n; ++i) sv.push_back(4.0 - 0.5 * static_cast<double>(i));
+    Tensor x = with_singular_values(n, n, sv, DType::f64, 60 + static_cast<std::uint64_t>(n));
+    Tensor dir = rnd({n, n}, DType::f64, 61);
+    Tensor hv = rt.run_compiled(ph, {{"a", x}, {"v", dir}})[0];
+    const double eps = 1e-5;
+    Tensor gp = rt.run_compiled(pg, {{"a", add(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
+    Tensor gm = rt.run_compiled(pg, {{"a", sub(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
+    Tensor fd = mul(sub(gp, gm, cpu()), Scalar(1 / (2 * eps)), cpu());
+    double scale = 0;
+    for (const DimVec& i : all_indices(fd.shape())) scale = std::max(scale, std::abs(value_at(fd, i)));
+    EXPECT_LE(max_abs_diff(hv, fd) / scale, 1e-6) << "n = " << n;
+  }
+}
+
+TEST(LinalgAdTraced, SymbolicShapesThroughSeveralOps) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim("n"), Dim("n")});
+  auto bt = TracedTensor::input("b", DType::f64, {Dim("n"), Dim("k")});
+  auto spd = a.matmul(a.transpose({1, 0})) + 1.0;
+  auto l = la::cholesky(spd + la::band(spd, 0, 0));
+  auto x = la::solve(a, bt);
+  auto y = la::triangular_solve(l, x);
+  auto [w, vecs] = la::eigh(spd);
+  auto out = y.sum() + w.sum() + la::det(a) + la::inv(a).sum();
+  auto g = out.grad(a);
+  GraphCompiler compiler;
+  Program p = compiler.compile({out, g});
+  auto rt = linalg_runtime();
+  for (std::int64_t n : {3, 5}) {
+    Tensor av = well_conditioned({n, n}, DType::f64, 9);
+    Tensor bv = rnd({n, 2}, DType::f64, 10);
+    auto res = rt.run_compiled(p, {{"a", av}, {"b", bv}});
+    EXPECT_EQ(res[1].shape(), (Shape{n, n}));
+    // Eager value of the same expression.
+    Tensor sp = add(matmul(av, av.permute({1, 0}), cpu()), Scalar(1.0), cpu());
+    Tensor spd2 = add(sp, matmul(Tensor::eye(n), mul(Tensor::eye(n), sp, cpu()), cpu()), cpu());
+    Tensor lv = la::cholesky(spd2, cpu());
+    Tensor yv = la::triangular_solve(lv, la::solve(av, bv, cpu()), cpu());
+    double want = value_at(sum(yv, cpu()), {}).real() + value_at(sum(la::eigh(sp, cpu()).eigenvalues, cpu()), {}).real() +
+                  value_at(la::det(av, cpu()), {}).real() + value_at(sum(la::inv(av, cpu()), cpu()), {}).real();
+    EXPECT_NEAR(value_at(res[0], {}).real(), want, 1e-10 * std::max(1.0, std::abs(want)));
+  }
+}
+
+TEST(LinalgAdTraced, SvdOfSymbolicRectangularShapes) {
+  // k = min(p, q) is a symbol bound when the SVD runs; one program for tall and wide inputs.
+  auto c = TracedTensor::input("c", DType::f64, {Dim("p"), Dim("q")});
+  auto [u, s, vh] = la::svd(c);
+  auto rec = (u * s.reshape({Dim(1), s.shape()[0]})).matmul(vh);
+  auto loss = rec.sin().sum() + la::svdvals(c).sum();
+  auto g = loss.grad(c);
+  GraphCompiler compiler;
+  Program pl = compiler.compile(loss);
+  Program pg = compiler.compile(g);
+  auto rt = linalg_runtime();
+  for (auto [p, q] : {std::pair<std::int64_t, std::int64_t>{5, 3}, {3, 4}}) {
+    Tensor x = rnd({p, q}, DType::f64, 70 + static_cast<std::uint64_t>(p));
+    Tensor dir = rnd({p, q}, DType::f64, 71);
+    Tensor gv = rt.run_compiled(pg, {{"c", x}})[0];
+    ASSERT_EQ(gv.shape(), (Shape{p, q}));
+    const double h = 1e-6;
+    double fp = value_at(rt.run_compiled(pl, {{"c", add(x, mul(dir, Scalar(h), cpu()), cpu())}})[0], {}).real();
+    double fm = value_at(rt.run_compiled(pl, {{"c", sub(x, mul(dir, Scalar(h), cpu()), cpu())}})[0], {}).real();
+    double fd = (fp - fm) / (2 * h);
+    EXPECT_NEAR(real_dot(gv, dir), fd, 1e-7 * std::max(1.0, std::abs(fd))) << p << "x" << q;
+  }
+}
+
+// ---- eager handles -------------------------------------------------------------------------------
+
+TEST(LinalgAdEager, DetBackwardIsCofactor) {
+  EagerRuntime rt(cpu());
+  Tensor av = well_conditioned({3, 3}, DType::f64, 21);
+  auto x = rt.tensor(av).requires_grad();
+  auto y = la::det(x);
+  y.backward();
+  // d det / d a = det(a) a^-T (Jacobi's formula).
+  double dv = value_at(la::det(av, cpu()), {}).real();
+  Tensor want = mul(la::inv(av, cpu()).permute({1, 0}), Scalar(dv), cpu());
+  EXPECT_LE(max_abs_diff(x.grad().value(), want), 1e-12 * std::abs(dv) * 10);
+}
+
+TEST(LinalgAdEager, SvdTruncatedBackward) {
+  EagerRuntime rt(cpu());
+  Tensor av = rnd({5, 4}, DType::f64, 31);
+  auto x = rt.tensor(av).requires_grad();
+  auto [u, s, vh] = la::svd_truncated(x, {.max_rank = 2});
+  EXPECT_EQ(s.concrete_shape(), (Shape{2}));
+  // sum of the kept singular values: gradient u_r vh_r.
+  s.sum().backward();
+  Tensor want = matmul(u.value(), vh.value(), cpu());
+  EXPECT_LE(max_abs_diff(x.grad().value(), want), 1e-12);
+}
+
+}  // namespace
