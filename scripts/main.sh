@@ -7,7 +7,5 @@ export OPENBLAS_CORETYPE=Haswell
 jobs="${JOBS:-2}"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$jobs" --target tenferro_examples
-for ex in build/examples/quickstart_*; do
-  echo "== $ex"
-  "$ex"
-done
+build/examples/ising_trg --csv build/ising_trg.csv --plot build/ising_trg.png "$@"
+echo "table: build/ising_trg.csv  plot: build/ising_trg.png"

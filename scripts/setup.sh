@@ -10,6 +10,7 @@ packages=(
   libbenchmark-dev                              # microbenchmarks
   nlohmann-json3-dev                            # JSON instances in tests/benchmarks only
   python3-pythran                               # ships pocketfft's header-only C++ FFT
+  gnuplot-nox                                   # PNG plot of the flagship example
   clang libclang-rt-14-dev                      # libFuzzer for the einsum parser fuzzer
 )
 missing=()

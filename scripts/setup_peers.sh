@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Sets up the peer libraries used only by benchmarks and reference generators
 # (never by the library or its tests): Debian's python3-torch/numpy/scipy for
-# /usr/bin/python3, and a Python 3.12 venv (.venv-peers) with jax, opt_einsum,
+# /usr/bin/python3 (plus python3-matplotlib for the report charts), and a Python 3.12 venv (.venv-peers) with jax, opt_einsum,
 # numpy and scipy from PyPI. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for p in python3-torch python3-numpy python3-scipy python3-venv; do
+for p in python3-torch python3-numpy python3-scipy python3-venv python3-matplotlib; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The peer benchmark report in one command (as root on Debian 12):
+#   bash scripts/bench.sh [report.py options, e.g. --budget 0.3 --cap 10]
+# Installs the build dependencies (scripts/setup.sh) and the peers
+# (scripts/setup_peers.sh: Debian's torch/numpy/matplotlib, a Python 3.12
+# venv with jax and opt_einsum), builds the C++ drivers in build-bench, runs
+# tenferro, PyTorch, JAX and NumPy at 1 and 2 threads on the same inputs, and
+# writes bench/results/REPORT.md with PNG charts of the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export OPENBLAS_CORETYPE=Haswell
+bash scripts/setup.sh
+bash scripts/setup_peers.sh
+jobs="${BENCH_BUILD_JOBS:-$(nproc)}"
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DTENFERRO_SKIP_MODULES=cuda \
+  -DTENFERRO_BUILD_BENCHMARKS=ON -DTENFERRO_BUILD_TESTS=OFF >/dev/null
+cmake --build build-bench -j"$jobs" --target bench_peer bench_core
+# The linalg AD driver exists once include/tenferro/linalg/traced.hpp does;
+# without it (or if it fails to build) the report marks tenferro's AD rows pending.
+rm -f build-bench/bench/peer/bench_peer_ad
+if cmake --build build-bench --target help | grep -q bench_peer_ad; then
+  cmake --build build-bench -j"$jobs" --target bench_peer_ad || echo "bench.sh: bench_peer_ad failed to build; AD rows pending" >&2
+fi
+/usr/bin/python3 bench/peer/report.py --build build-bench "$@"
+echo "report: bench/results/REPORT.md"
