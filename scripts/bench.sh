@@ -14,12 +14,6 @@ bash scripts/setup_peers.sh
 jobs="${BENCH_BUILD_JOBS:-$(nproc)}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DTENFERRO_SKIP_MODULES=cuda \
   -DTENFERRO_BUILD_BENCHMARKS=ON -DTENFERRO_BUILD_TESTS=OFF >/dev/null
-cmake --build build-bench -j"$jobs" --target bench_peer bench_core
-# The linalg AD driver exists once include/tenferro/linalg/traced.hpp does;
-# without it (or if it fails to build) the report marks tenferro's AD rows pending.
-rm -f build-bench/bench/peer/bench_peer_ad
-if cmake --build build-bench --target help | grep -q bench_peer_ad; then
-  cmake --build build-bench -j"$jobs" --target bench_peer_ad || echo "bench.sh: bench_peer_ad failed to build; AD rows pending" >&2
-fi
+cmake --build build-bench -j"$jobs" --target bench_peer bench_peer_ad bench_core
 /usr/bin/python3 bench/peer/report.py --build build-bench "$@"
 echo "report: bench/results/REPORT.md"

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "inputs.hpp"
 #include "tenferro/cpu.hpp"
 #include "tenferro/linalg.hpp"
 
@@ -20,27 +21,9 @@ namespace {
 
 using namespace tenferro;
 
-// splitmix64 of (seed, k) mapped to [-1, 1): element k (column-major index
-// over [n, n, batch]) of input `seed`. peers.py has the same function.
-double input_value(std::uint64_t seed, std::uint64_t k) {
-  std::uint64_t z = seed * 0x632BE59BD9B4E019ull + (k + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-}
+using bench_inputs::input_tensor;
 
-Tensor input(std::uint64_t seed, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
-  Shape shape{rows, cols};
-  if (batch > 0) shape.push_back(batch);
-  Tensor t = Tensor::empty(shape, DType::f64);
-  auto p = t.host_data<double>();
-  for (std::size_t k = 0; k < p.size(); ++k) p[k] = input_value(seed, k);
-  return t;
-}
-
-// The matrices of each op (batch 0: a single matrix [n, n]).
-Tensor general(std::int64_t n, std::int64_t batch) { return input(1, n, n, batch); }
+Tensor general(std::int64_t n, std::int64_t batch) { return input_tensor(1, n, n, batch); }
 // (a + a^T) / 2, for eigh.
 Tensor symmetric(std::int64_t n, std::int64_t batch) {
   Tensor a = general(n, batch);
@@ -97,7 +80,7 @@ void BM_eigh(benchmark::State& state) {
 void BM_solve(benchmark::State& state) {
   const std::int64_t n = state.range(0), batch = state.range(1), nrhs = state.range(2);
   Tensor a = shifted(n, batch);
-  Tensor b = input(2, n, nrhs, batch);
+  Tensor b = input_tensor(2, n, nrhs, batch);
   for (auto _ : state) benchmark::DoNotOptimize(linalg::solve(a, b, cpu()));
   set_counters(state, batch);
 }

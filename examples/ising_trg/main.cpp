@@ -182,7 +182,6 @@ int main(int argc, char** argv) {
 
   TracedTensor d2log_z = dlog_z.jvp(beta, TracedTensor::from_vec_col_major<double>({}, {1.0}));
   Program program = compiler.compile({log_z, dlog_z, d2log_z});
-  if (std::getenv("TRG_DUMP")) std::ofstream(std::getenv("TRG_DUMP")) << program.to_text();
   const double compile_s = std::chrono::duration<double>(clock::now() - t0).count();
 
   std::vector<Row> rows;

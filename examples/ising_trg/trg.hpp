@@ -46,6 +46,20 @@ inline tenferro::TracedTensor site_tensor(const tenferro::TracedTensor& beta) {
   return tenferro::einsum("si,sj,sk,sl->ijkl", {w, w, w, w});
 }
 
+/// The two halves of a truncated SVD m = u s vh of a [d*d, d*d] matrix, with
+/// sqrt(s) on each side: left[x, y, a] = (u sqrt(s))[(x, y), a] and
+/// right[a, x, y] = (sqrt(s) vh)[a, (x, y)].
+struct Split {
+  tenferro::TracedTensor left, right;
+};
+inline Split split(const tenferro::TracedTensor& m, const tenferro::Dim& d,
+                   const tenferro::linalg::SvdTruncatedOptions& trunc) {
+  auto f = tenferro::linalg::svd_truncated(m, trunc);
+  tenferro::TracedTensor root = f.s.sqrt();
+  const tenferro::Dim r = f.s.shape()[0];
+  return {(f.u * root).reshape({d, d, r}), (f.vh * root.reshape({r, tenferro::Dim(1)})).reshape({r, d, d})};
+}
+
 /// ln Z / N of the infinite lattice (2^steps sites) as a traced function of `beta`.
 inline tenferro::TracedTensor log_z_per_site(const tenferro::TracedTensor& beta, const TrgOptions& opt) {
   using tenferro::Dim;
@@ -58,20 +72,11 @@ inline tenferro::TracedTensor log_z_per_site(const tenferro::TracedTensor& beta,
   double weight = 1.0;
   for (int step = 0; step < opt.steps; ++step) {
     const Dim d = t.shape()[0];
-    // Split along (l, u) | (r, d): F1[l, u, a], F3[a, r, d].
-    auto a = tenferro::linalg::svd_truncated(t.reshape({d * d, d * d}), trunc);
-    TracedTensor sa = a.s.sqrt();
-    const Dim ra = a.s.shape()[0];
-    TracedTensor f1 = (a.u * sa).reshape({d, d, ra});
-    TracedTensor f3 = (a.vh * sa.reshape({ra, Dim(1)})).reshape({ra, d, d});
-    // Split along (u, r) | (d, l): F2[u, r, b], F4[b, d, l].
-    auto b = tenferro::linalg::svd_truncated(t.transpose({1, 2, 3, 0}).reshape({d * d, d * d}), trunc);
-    TracedTensor sb = b.s.sqrt();
-    const Dim rb = b.s.shape()[0];
-    TracedTensor f2 = (b.u * sb).reshape({d, d, rb});
-    TracedTensor f4 = (b.vh * sb.reshape({rb, Dim(1)})).reshape({rb, d, d});
+    // (l, u) | (r, d): F1[l, u, a], F3[a, r, d];  (u, r) | (d, l): F2[u, r, b], F4[b, d, l].
+    Split a = split(t.reshape({d * d, d * d}), d, trunc);
+    Split b = split(t.transpose({1, 2, 3, 0}).reshape({d * d, d * d}), d, trunc);
     // The four pieces around one plaquette make the coarse tensor T'[p, t, s, q].
-    t = tenferro::einsum("eap,abq,sbc,tce->ptsq", {f2, f1, f4, f3});
+    t = tenferro::einsum("eap,abq,sbc,tce->ptsq", {b.left, a.left, b.right, a.right});
     g = t.norm();
     t = t / g;
     weight *= 0.5;

@@ -196,15 +196,12 @@ std::vector<Value> svd_truncated_jvp(const FamilyAttrs& attrs, std::span<const V
   auto f = svd_truncated(a, {.max_rank = -1, .rtol = attrs.get_or<double>("rtol", 0.0)});
   const Dim r = s_r.shape()[0];
   const Dim k = f.s.shape()[0];
-  // Note [Deferred slices]: a slice whose extent is the data-dependent r must
-  // run after r is known. Adding a zero computed from s_r makes each sliced
-  // operand depend on the truncated SVD, so a runtime plans these slices only
-  // once r is bound (bit-for-bit a no-op on the finite factors).
-  Value zero = mul(sum(s_r), Scalar(0.0));
-  auto after_r = [&](const Value& x) { return add(x, convert(zero, x.dtype())); };
-  Value u = concatenate({u_r, slice_axis(after_r(f.u), 1, r, k)}, 1);
-  Value s = concatenate({s_r, slice_axis(after_r(f.s), 0, r, k)}, 0);
-  Value vh = concatenate({vh_r, slice_axis(after_r(f.vh), 0, r, k)}, 0);
+  // The slices by the data-dependent r run after r is resolved: programs
+  // order and plan them by symbol (Note [Symbol dependencies] in
+  // src/runtime/compiler.cpp).
+  Value u = concatenate({u_r, slice_axis(f.u, 1, r, k)}, 1);
+  Value s = concatenate({s_r, slice_axis(f.s, 0, r, k)}, 0);
+  Value vh = concatenate({vh_r, slice_axis(f.vh, 0, r, k)}, 0);
   SvdTangent g = svd_tangent(t[0], u, s, vh, false);
   // Values zeroed for a batch member's own rank are constants.
   Value kept = convert(compare(s_r, zeros_like(s_r), Dir::GT), s_r.dtype());
