@@ -20,6 +20,17 @@ FamilyAttrs& FamilyAttrs::set(std::string key, AttrValue value) {
   return *this;
 }
 
+namespace detail {
+void throw_attrs_type_mismatch(const std::type_info& want, const std::type_info& have) {
+  TF_THROW(InternalError, "attributes", "family attributes hold ", have.name(), ", not ", want.name());
+}
+}  // namespace detail
+
+bool FamilyAttrs::operator==(const FamilyAttrs& o) const {
+  if (typed_ || o.typed_) return typed_ && o.typed_ && typed_->equals(*o.typed_);
+  return items_ == o.items_;
+}
+
 bool FamilyAttrs::has(std::string_view key) const {
   return std::any_of(items_.begin(), items_.end(), [&](const auto& kv) { return kv.first == key; });
 }
@@ -35,6 +46,10 @@ void FamilyAttrs::throw_type_mismatch(std::string_view key) const {
 }
 
 std::ostream& operator<<(std::ostream& os, const FamilyAttrs& attrs) {
+  if (attrs.typed_) {
+    attrs.typed_->print(os);
+    return os;
+  }
   bool first = true;
   for (const auto& [k, v] : attrs.items()) {
     os << (first ? "" : " ") << k << "=";

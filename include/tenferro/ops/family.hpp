@@ -24,7 +24,9 @@
 /// programs is given the family explicitly when it is built.
 
 #include <functional>
-#include <iosfwd>
+#include <ostream>
+#include <memory>
+#include <typeinfo>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +35,8 @@
 #include <vector>
 
 #include "tenferro/ops/backend.hpp"
+#include "tenferro/ops/dim.hpp"
+#include "tenferro/ops/op.hpp"
 #include "tenferro/ops/infer.hpp"
 #include "tenferro/ops/value.hpp"
 #include "tenferro/tensor/tensor.hpp"
@@ -46,11 +50,74 @@ inline constexpr std::int64_t kDynamicDim = -1;
 /// One attribute value of a family op.
 using AttrValue = std::variant<bool, std::int64_t, double, std::string, DimVec, DType>;
 
-/// Named attributes of a family op (small, ordered by insertion).
+namespace detail {
+// Type erasure of a family op's typed attribute struct (FamilyAttrs::of).
+struct TypedAttrsBase {
+  virtual ~TypedAttrsBase() = default;
+  virtual const std::type_info& type() const = 0;
+  virtual bool equals(const TypedAttrsBase& other) const = 0;
+  virtual void print(std::ostream& os) const = 0;
+};
+template <class A>
+struct TypedAttrs final : TypedAttrsBase {
+  explicit TypedAttrs(A a) : value(std::move(a)) {}
+  const std::type_info& type() const override { return typeid(A); }
+  bool equals(const TypedAttrsBase& o) const override {
+    return o.type() == typeid(A) && static_cast<const TypedAttrs&>(o).value == value;
+  }
+  void print(std::ostream& os) const override { os << value; }
+  A value;
+};
+[[noreturn]] void throw_attrs_type_mismatch(const std::type_info& want, const std::type_info& have);
+}  // namespace detail
+
+/// The attributes of a family op: one typed struct per op (Note [Typed
+/// family attributes]), held type-erased so that graph nodes and program
+/// instructions can carry any op's attributes.
+///
+/// ```cpp
+/// struct ScaleAttrs {
+///   double factor = 1;
+///   bool operator==(const ScaleAttrs&) const = default;
+///   friend std::ostream& operator<<(std::ostream& os, const ScaleAttrs& a) {
+///     return os << "factor=" << a.factor;
+///   }
+/// };
+/// FamilyAttrs attrs = FamilyAttrs::of(ScaleAttrs{2.0});
+/// double f = attrs.as<ScaleAttrs>().factor;   // 2.0
+/// ```
+/// The struct must be copyable, equality-comparable and printable (the
+/// printed form appears in program text and keys common-subexpression
+/// elimination). Empty attributes (`FamilyAttrs{}`) read as a
+/// default-constructed struct.
 class FamilyAttrs {
  public:
   FamilyAttrs() = default;
   FamilyAttrs(std::initializer_list<std::pair<std::string, AttrValue>> items);
+
+  /// Typed attributes.
+  template <class A>
+  static FamilyAttrs of(A attrs) {
+    FamilyAttrs out;
+    out.typed_ = std::make_shared<const detail::TypedAttrs<A>>(std::move(attrs));
+    return out;
+  }
+  /// The typed struct; InternalError when these attributes hold another
+  /// type. Empty attributes give a default-constructed `A`.
+  template <class A>
+  const A& as() const {
+    if (!typed_) {
+      if constexpr (std::is_default_constructible_v<A>) {
+        static const A fallback{};
+        if (items_.empty()) return fallback;
+      }
+      detail::throw_attrs_type_mismatch(typeid(A), typeid(void));
+    }
+    if (typed_->type() != typeid(A)) detail::throw_attrs_type_mismatch(typeid(A), typed_->type());
+    return static_cast<const detail::TypedAttrs<A>&>(*typed_).value;
+  }
+  /// Whether these attributes hold a typed struct.
+  bool is_typed() const { return typed_ != nullptr; }
 
   FamilyAttrs& set(std::string key, AttrValue value);
   bool has(std::string_view key) const;
@@ -67,12 +134,14 @@ class FamilyAttrs {
     return has(key) ? get<T>(key) : fallback;
   }
   const std::vector<std::pair<std::string, AttrValue>>& items() const { return items_; }
-  bool operator==(const FamilyAttrs&) const = default;
+  bool operator==(const FamilyAttrs& o) const;
 
  private:
+  friend std::ostream& operator<<(std::ostream& os, const FamilyAttrs& attrs);
   const AttrValue& find(std::string_view key) const;
   [[noreturn]] void throw_type_mismatch(std::string_view key) const;
   std::vector<std::pair<std::string, AttrValue>> items_;
+  std::shared_ptr<const detail::TypedAttrsBase> typed_;
 };
 
 std::ostream& operator<<(std::ostream& os, const FamilyAttrs& attrs);
@@ -115,6 +184,110 @@ struct FamilyOp {
   KernelFn cuda_kernel{};  ///< empty when the family has no CUDA kernel
   JvpFn jvp{};             ///< empty: not differentiable
   TransposeFn transpose{}; ///< linear ops only
+  /// The op written in primitives and other family ops (graph values), for
+  /// lowerings that have no kernel for the op itself (StableHLO, WebGPU).
+  /// Empty when the op has no such form.
+  using LowerFn = std::function<std::vector<Value>(const FamilyAttrs&, std::span<const Value> inputs)>;
+  LowerFn lower{};
+  /// Differentiability, checked against the rules when the family is built.
+  AdKind ad = AdKind::none;
+};
+
+/// An output extent that depends on data: `kDynamicDim` in concrete
+/// inference, a fresh symbol (bound when the op runs) in symbolic inference.
+template <class D>
+D dynamic_extent(std::string_view prefix) {
+  if constexpr (std::is_same_v<D, Dim>) return Dim::fresh(prefix);
+  else return kDynamicDim;
+}
+
+/// What declares a family op besides its rules.
+struct FamilyOpSpec {
+  std::string name;      ///< "family.op"
+  int num_inputs = 1;    ///< -1 for variadic
+  int num_outputs = 1;
+  AdKind ad = AdKind::none;  ///< none, nonlinear (needs jvp), linear (jvp and transpose)
+};
+
+/// The rules of a family op over its typed attribute struct `A`.
+template <class A>
+struct FamilyRules {
+  std::function<std::vector<Value>(const A&, std::span<const Value> inputs, std::span<const Value> outputs,
+                                   std::span<const Value> tangents)>
+      jvp{};
+  std::function<std::vector<Value>(const A&, std::span<const Value> inputs, std::span<const bool> linear,
+                                   std::span<const Value> cotangents)>
+      transpose{};
+  std::function<std::vector<Value>(const A&, std::span<const Value> inputs)> lower{};
+};
+
+/// Declares a family op once (Note [Typed family attributes]): `infer` is
+/// one generic callable serving concrete and symbolic extents,
+/// `infer(const A&, std::span<const BasicTensorMeta<D>>) ->
+/// std::vector<BasicTensorMeta<D>>` for `D = std::int64_t` and `D = Dim`
+/// (use `dynamic_extent<D>` for data-dependent extents, and make checks
+/// that symbolic extents cannot decide yet pass). The rules receive the
+/// attributes already typed.
+///
+/// ```cpp
+/// struct ScaleAttrs { double factor = 1; ... };   // see FamilyAttrs
+/// struct ScaleInfer {
+///   template <class D>
+///   std::vector<BasicTensorMeta<D>> operator()(const ScaleAttrs&,
+///                                              std::span<const BasicTensorMeta<D>> in) const {
+///     return {in[0]};
+///   }
+/// };
+/// FamilyOp scale = define_family_op<ScaleAttrs>(
+///     {.name = "demo.scale", .ad = AdKind::linear}, ScaleInfer{},
+///     {.jvp = [](const ScaleAttrs& a, auto, auto, std::span<const Value> t) {
+///        return std::vector<Value>{vops::mul(t[0], a.factor)}; },
+///      .transpose = [](const ScaleAttrs& a, auto, auto, std::span<const Value> ct) {
+///        return std::vector<Value>{vops::mul(ct[0], a.factor)}; }});
+/// ```
+template <class A, class Infer>
+FamilyOp define_family_op(FamilyOpSpec spec, Infer infer, FamilyRules<A> rules = {}) {
+  FamilyOp op;
+  op.name = std::move(spec.name);
+  op.num_inputs = spec.num_inputs;
+  op.num_outputs = spec.num_outputs;
+  op.ad = spec.ad;
+  op.infer = [infer](const FamilyAttrs& a, std::span<const TensorMeta> in) {
+    return infer(a.as<A>(), in);
+  };
+  op.sym_infer = [infer](const FamilyAttrs& a, std::span<const SymMeta> in) {
+    return infer(a.as<A>(), in);
+  };
+  if (rules.jvp)
+    op.jvp = [f = std::move(rules.jvp)](const FamilyAttrs& a, std::span<const Value> in,
+                                         std::span<const Value> out, std::span<const Value> t) {
+      return f(a.as<A>(), in, out, t);
+    };
+  if (rules.transpose)
+    op.transpose = [f = std::move(rules.transpose)](const FamilyAttrs& a, std::span<const Value> in,
+                                                     std::span<const bool> lin, std::span<const Value> ct) {
+      return f(a.as<A>(), in, lin, ct);
+    };
+  if (rules.lower)
+    op.lower = [f = std::move(rules.lower)](const FamilyAttrs& a, std::span<const Value> in) {
+      return f(a.as<A>(), in);
+    };
+  return op;
+}
+
+/// A family op's typed kernel: `kernel(const A&, std::span<const Tensor>,
+/// Backend&) -> std::vector<Tensor>` as a `FamilyOp::KernelFn`.
+template <class A, class Kernel>
+FamilyOp::KernelFn typed_kernel(Kernel kernel) {
+  return [kernel](const FamilyAttrs& a, std::span<const Tensor> in, Backend& b) {
+    return kernel(a.as<A>(), in, b);
+  };
+}
+
+/// Attributes of ops that take none.
+struct NoFamilyAttrs {
+  bool operator==(const NoFamilyAttrs&) const = default;
+  friend std::ostream& operator<<(std::ostream& os, const NoFamilyAttrs&) { return os; }
 };
 
 /// A named collection of family ops.
