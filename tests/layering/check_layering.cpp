@@ -1,9 +1,13 @@
 // The layering check: reads the layer table of docs/architecture.md and fails
 // when a file of one module includes a header of a module the table does not
-// let it use, when a module's CMake target links such a module, or when a
-// public header includes a BLAS, LAPACK, FFT or CUDA header.
+// let it use, when a module's CMake target links such a module, when a
+// public header includes a BLAS, LAPACK, FFT or CUDA header, or (with --lib)
+// when a module's library defines member functions of a class that another
+// module declares (a declaration in one layer defined in another inverts the
+// layers at link level even when every include is allowed).
 //
 //   tenferro_layering_check --root DIR [--table FILE] [--links FILE] [--allow FILE]
+//                           [--nm NM --lib MODULE=LIBRARY ...]
 //
 // --root   the repository root; src/<module>/ and include/tenferro/<module>[/.hpp]
 //          are scanned (paths below are relative to it)
@@ -11,19 +15,23 @@
 // --links  one line per CMake target, "<module>: <link item>;<link item>;..."
 //          (written at configure time by tests/layering/CMakeLists.txt)
 // --allow  known violations, one per line (see allowlist.txt); an entry that
-//          matches nothing is an error too, so the list only shrinks
+//          matches nothing is an error too, so the list only shrinks (entries
+//          of a check that this run does not do are not judged)
+// --lib    a module's built library, read with `NM -C --defined-only`
 //
 // Exit status: 0 clean, 1 violations (each printed as "file:line: rule"), 2
 // usage or table errors. Standard library only, so that the check builds
 // without the rest of tenferro.
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -208,7 +216,9 @@ class Checker {
   }
 
   // Drops allowlisted violations; returns the allowlist entries that matched nothing.
-  std::vector<std::string> apply_allowlist(const fs::path& allow) {
+  // Definition entries ("<module> defines members of <Class>") are judged only
+  // for the modules whose libraries were read.
+  std::vector<std::string> apply_allowlist(const fs::path& allow, const std::set<std::string>& libs_read) {
     std::ifstream in(allow);
     if (!in) fail_usage("cannot read the allowlist " + allow.string());
     std::vector<std::string> stale;
@@ -218,6 +228,7 @@ class Checker {
       ++lineno;
       std::string entry = trim(line.substr(0, line.find('#')));
       if (entry.empty()) continue;
+      if (is_definition_key(entry) && !libs_read.count(entry.substr(0, entry.find(' ')))) continue;
       auto before = violations_.size();
       violations_.erase(std::remove_if(violations_.begin(), violations_.end(),
                                        [&](const Violation& v) { return v.key == entry; }),
@@ -231,7 +242,98 @@ class Checker {
 
   const std::vector<Violation>& violations() const { return violations_; }
 
+  // Records where each class (or struct) is declared: simple name -> modules.
+  void scan_declarations() {
+    static const std::regex decl(R"(^\s*(?:template\s*<.*>\s*)?(?:class|struct)\s+([A-Z]\w*)\b(.*)$)");
+    for (const char* top : {"src", "include/tenferro"}) {
+      fs::path dir = root_ / top;
+      if (!fs::is_directory(dir)) continue;
+      for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        if (!e.is_regular_file() || !is_source(e.path())) continue;
+        fs::path rel = fs::relative(e.path(), root_);
+        std::optional<std::string> module = module_of(rel);
+        if (!module) continue;
+        std::ifstream in(e.path());
+        std::string line;
+        int lineno = 0;
+        std::smatch m;
+        while (std::getline(in, line)) {
+          ++lineno;
+          if (!std::regex_match(line, m, decl)) continue;
+          std::string rest = trim(m[2].str());
+          if (!rest.empty() && rest.back() == ';' && rest.find('{') == std::string::npos) continue;  // forward
+          auto& where = declared_[m[1].str()];
+          if (!where.count(*module)) where[*module] = rel.string() + ":" + std::to_string(lineno);
+        }
+      }
+    }
+  }
+
+  // Flags member functions that `module`'s library defines for classes that
+  // only other modules declare.
+  void check_definitions(const std::string& module, const fs::path& lib, const std::string& nm) {
+    std::string cmd = nm + " -C --defined-only '" + lib.string() + "' 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) fail_usage("cannot run " + cmd);
+    std::map<std::string, std::vector<std::string>> foreign;  // class -> members defined here
+    std::string line;
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+      line += buf;
+      if (line.empty() || line.back() != '\n') continue;
+      line.pop_back();
+      std::istringstream ls(line);
+      std::string address, type, symbol;
+      line.clear();
+      if (!(ls >> address >> type) || type != "T") continue;
+      std::getline(ls, symbol);
+      std::optional<std::string> cls = class_of(trim(symbol));
+      if (!cls) continue;
+      auto it = declared_.find(*cls);
+      if (it == declared_.end() || it->second.count(module)) continue;
+      foreign[*cls].push_back(trim(symbol));
+    }
+    int status = pclose(pipe);
+    if (status != 0) fail_usage("'" + cmd + "' failed (status " + std::to_string(status) + ")");
+    for (const auto& [cls, members] : foreign) {
+      const auto& [owner, where] = *declared_.at(cls).begin();
+      std::string example = members.front().substr(0, members.front().find('('));
+      add({where, module + " defines members of " + cls,
+           "class " + cls + " is declared in module " + owner + " but " + std::to_string(members.size()) +
+               " of its member functions are defined in tenferro::" + module + " (" +
+               lib.filename().string() + "), e.g. " + example +
+               "; a class's members are defined in its own module"});
+    }
+  }
+
  private:
+  static bool is_definition_key(const std::string& key) { return key.find(" defines members of ") != std::string::npos; }
+
+  // The class of a demangled member-function symbol in namespace tenferro
+  // ("tenferro::Tensor::matmul(...) const" -> "Tensor"), if any.
+  static std::optional<std::string> class_of(const std::string& symbol) {
+    auto start = symbol.find("tenferro::");
+    if (start == std::string::npos || symbol.find("(anonymous namespace)") != std::string::npos) return std::nullopt;
+    std::string name;
+    int depth = 0;
+    for (std::size_t i = start; i < symbol.size() && symbol[i] != '(' ; ++i) {
+      if (symbol[i] == '<') ++depth;
+      else if (symbol[i] == '>') --depth;
+      else if (depth == 0) name += symbol[i];
+    }
+    std::vector<std::string> parts;
+    for (std::size_t at = 0;;) {
+      auto next = name.find("::", at);
+      parts.push_back(name.substr(at, next == std::string::npos ? std::string::npos : next - at));
+      if (next == std::string::npos) break;
+      at = next + 2;
+    }
+    if (parts.size() < 3) return std::nullopt;  // tenferro::f: a free function
+    const std::string& cls = parts[parts.size() - 2];
+    if (cls.empty() || !std::isupper(static_cast<unsigned char>(cls[0]))) return std::nullopt;  // a namespace
+    return cls;
+  }
+
   static bool is_source(const fs::path& p) {
     static const std::set<std::string> exts{".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".def", ".inc"};
     return exts.count(p.extension().string()) > 0;
@@ -340,21 +442,32 @@ class Checker {
   fs::path root_;
   std::map<std::string, Layer> layers_;
   std::vector<Violation> violations_;
+  std::map<std::string, std::map<std::string, std::string>> declared_;  // class -> module -> file:line
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> args{{"--table", "docs/architecture.md"}};
+  std::map<std::string, std::string> args{{"--table", "docs/architecture.md"}, {"--nm", "nm"}};
+  std::vector<std::pair<std::string, std::string>> libs;  // module, library
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help") {
-      std::cout << "usage: tenferro_layering_check --root DIR [--table FILE] [--links FILE] [--allow FILE]\n";
+      std::cout << "usage: tenferro_layering_check --root DIR [--table FILE] [--links FILE] [--allow FILE]\n"
+                   "                               [--nm NM --lib MODULE=LIBRARY ...]\n";
       return 0;
     }
-    if (i + 1 >= argc || (a != "--root" && a != "--table" && a != "--links" && a != "--allow"))
+    if (i + 1 >= argc ||
+        (a != "--root" && a != "--table" && a != "--links" && a != "--allow" && a != "--nm" && a != "--lib"))
       fail_usage("bad argument '" + a + "' (see --help)");
-    args[a] = argv[++i];
+    std::string v = argv[++i];
+    if (a == "--lib") {
+      auto eq = v.find('=');
+      if (eq == std::string::npos) fail_usage("--lib wants MODULE=LIBRARY, got '" + v + "'");
+      libs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else {
+      args[a] = v;
+    }
   }
   if (!args.count("--root")) fail_usage("--root is required");
   fs::path root = args["--root"];
@@ -364,8 +477,14 @@ int main(int argc, char** argv) {
   Checker checker(root, layers);
   checker.scan_sources();
   if (args.count("--links")) checker.check_links(resolve(args["--links"]));
+  if (!libs.empty()) {
+    checker.scan_declarations();
+    for (const auto& [module, lib] : libs) checker.check_definitions(module, resolve(lib), args["--nm"]);
+  }
   std::vector<std::string> stale;
-  if (args.count("--allow")) stale = checker.apply_allowlist(resolve(args["--allow"]));
+  std::set<std::string> libs_read;
+  for (const auto& lib : libs) libs_read.insert(lib.first);
+  if (args.count("--allow")) stale = checker.apply_allowlist(resolve(args["--allow"]), libs_read);
 
   for (const Violation& v : checker.violations())
     std::cout << v.where << ": " << v.message << "\n    (allowlist key: " << v.key << ")\n";

@@ -1,6 +1,7 @@
 # Runs the layering checker on the fixture tree (tests/layering/fixture) and
 # checks that it fails, and how:
-#   cmake -DCHECKER=<tenferro_layering_check> -DFIXTURE=<dir> -P expect_violations.cmake
+#   cmake -DCHECKER=<tenferro_layering_check> -DFIXTURE=<dir> -DNM=<nm>
+#         -DFIXTURE_LIB=<layering_fixture_lib> -P expect_violations.cmake
 function(run_checker out_rc out_text)
   execute_process(COMMAND ${CHECKER} --root ${FIXTURE} ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE text)
@@ -38,7 +39,7 @@ run_checker(rc text --links links.txt --allow allow_stale.txt)
 if(NOT rc EQUAL 1)
   message(FATAL_ERROR "layering check: exit status ${rc} with a stale allowlist entry (want 1):\n${text}")
 endif()
-expect("${text}" "allow_stale.txt:7: 'src/high/high.cpp -> tenferro/low/low.hpp' matches no violation any more" "the stale entry")
+expect("${text}" "allow_stale.txt:8: 'src/high/high.cpp -> tenferro/low/low.hpp' matches no violation any more" "the stale entry")
 
 # 4. A table whose arrow points up is rejected.
 run_checker(rc text --table docs/upward_table.md)
@@ -46,4 +47,15 @@ if(NOT rc EQUAL 2)
   message(FATAL_ERROR "layering check: exit status ${rc} on a table with an upward arrow (want 2):\n${text}")
 endif()
 expect("${text}" "upward_table.md:3: low may use tenferro::high, which is not a row above it" "the upward arrow")
+# 5. A member function of low's class defined in high's library.
+run_checker(rc text --links links.txt --nm ${NM} --lib high=${FIXTURE_LIB})
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "layering check: exit status ${rc} with a foreign member definition (want 1):\n${text}")
+endif()
+expect("${text}" "include/tenferro/low/low_class.hpp:3: class Low is declared in module low but 1 of its member functions are defined in tenferro::high" "the foreign member definition")
+expect("${text}" "6 violation(s)" "the five include/link violations and the definition")
+run_checker(rc text --links links.txt --allow allow_all.txt --nm ${NM} --lib high=${FIXTURE_LIB})
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "layering check: exit status ${rc} with every violation allowlisted (want 0):\n${text}")
+endif()
 message(STATUS "layering check: fixture violations detected as expected")
