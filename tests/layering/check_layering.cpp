@@ -31,7 +31,6 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -244,7 +243,6 @@ class Checker {
 
   // Records where each class (or struct) is declared: simple name -> modules.
   void scan_declarations() {
-    static const std::regex decl(R"(^\s*(?:template\s*<.*>\s*)?(?:class|struct)\s+([A-Z]\w*)\b(.*)$)");
     for (const char* top : {"src", "include/tenferro"}) {
       fs::path dir = root_ / top;
       if (!fs::is_directory(dir)) continue;
@@ -256,13 +254,11 @@ class Checker {
         std::ifstream in(e.path());
         std::string line;
         int lineno = 0;
-        std::smatch m;
         while (std::getline(in, line)) {
           ++lineno;
-          if (!std::regex_match(line, m, decl)) continue;
-          std::string rest = trim(m[2].str());
-          if (!rest.empty() && rest.back() == ';' && rest.find('{') == std::string::npos) continue;  // forward
-          auto& where = declared_[m[1].str()];
+          std::optional<std::string> name = declared_class(line);
+          if (!name) continue;
+          auto& where = declared_[*name];
           if (!where.count(*module)) where[*module] = rel.string() + ":" + std::to_string(lineno);
         }
       }
@@ -272,6 +268,9 @@ class Checker {
   // Flags member functions that `module`'s library defines for classes that
   // only other modules declare.
   void check_definitions(const std::string& module, const fs::path& lib, const std::string& nm) {
+    if (!fs::exists(lib))
+      fail_usage("the library of module " + module + " is not built (" + lib.string() +
+                 "): build every target first; the include and link checks alone need only this program");
     std::string cmd = nm + " -C --defined-only '" + lib.string() + "' 2>&1";
     FILE* pipe = popen(cmd.c_str(), "r");
     if (pipe == nullptr) fail_usage("cannot run " + cmd);
@@ -307,6 +306,34 @@ class Checker {
   }
 
  private:
+  // The name of the class a line declares ("class Foo {", "template <class T>
+  // struct Bar : Base"), not counting forward declarations; PascalCase names
+  // only (the project's classes).
+  static std::optional<std::string> declared_class(const std::string& line) {
+    std::string t = trim(line);
+    if (t.rfind("template", 0) == 0) {
+      int depth = 0;
+      std::size_t i = t.find('<');
+      for (; i != std::string::npos && i < t.size(); ++i) {
+        if (t[i] == '<') ++depth;
+        if (t[i] == '>' && --depth == 0) break;
+      }
+      if (i == std::string::npos || i >= t.size()) return std::nullopt;
+      t = trim(t.substr(i + 1));
+    }
+    for (const std::string& key : {std::string("class "), std::string("struct ")}) {
+      if (t.rfind(key, 0) != 0) continue;
+      std::string rest = trim(t.substr(key.size()));
+      std::size_t end = 0;
+      while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) || rest[end] == '_')) ++end;
+      if (end == 0 || !std::isupper(static_cast<unsigned char>(rest[0]))) return std::nullopt;
+      std::string after = trim(rest.substr(end));
+      if (!after.empty() && after.back() == ';' && after.find('{') == std::string::npos) return std::nullopt;
+      return rest.substr(0, end);
+    }
+    return std::nullopt;
+  }
+
   static bool is_definition_key(const std::string& key) { return key.find(" defines members of ") != std::string::npos; }
 
   // The class of a demangled member-function symbol in namespace tenferro
