@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the whole test suite: a Release build with all
-# tests, then the core tests again under AddressSanitizer + UBSan, then the
-# einsum parser fuzzer (60 s) when clang's libFuzzer is available.
+# tests, then the core tests again under AddressSanitizer + UBSan. The einsum
+# parser fuzzer (60 s of libFuzzer, tests/einsum/fuzz/run_fuzz.sh) is one of
+# the Release tests (CTest einsum_fuzz_parser, label fuzz); it reports itself
+# skipped when clang's libFuzzer runtime is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -20,8 +22,4 @@ cmake --build build-asan -j"$jobs" --target tenferro_core_tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -L core --output-on-failure -j"$jobs"
 
-if [ -x scripts/fuzz.sh ]; then
-  echo "== Fuzzing"
-  bash scripts/fuzz.sh
-fi
 echo "== all tests passed"

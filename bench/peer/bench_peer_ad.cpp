@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
         if (batch > 0) shape.push_back(Dim(batch));
         const TracedTensor a = TracedTensor::input("a", DType::f64, shape);
         const TracedTensor y = objective(op, a, TracedTensor::constant(bv));
-        const TracedTensor g = y.grad(a);
+        const TracedTensor g = grad(y, a);
         const Program p = GraphCompiler().compile(std::vector<TracedTensor>{y, g});
         const RunInputs in(std::vector<Tensor>{av});
         const Timing t = measure(

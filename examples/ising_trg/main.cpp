@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include <tenferro/ad.hpp>
 #include <tenferro/cpu.hpp>
 
 #include "onsager.hpp"
@@ -157,7 +158,7 @@ int main(int argc, char** argv) {
   auto t0 = clock::now();
   TracedTensor beta = TracedTensor::input("beta", DType::f64, {});
   TracedTensor log_z = ising::log_z_per_site(beta, o.trg);
-  TracedTensor dlog_z = log_z.grad(beta);
+  TracedTensor dlog_z = grad(log_z, beta);
   GraphCompiler compiler;
   CpuBackend backend;
   Runtime runtime = Runtime::builder()
@@ -180,7 +181,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  TracedTensor d2log_z = dlog_z.jvp(beta, TracedTensor::from_vec_col_major<double>({}, {1.0}));
+  TracedTensor d2log_z = jvp(dlog_z, beta, TracedTensor::from_vec_col_major<double>({}, {1.0}));
   Program program = compiler.compile({log_z, dlog_z, d2log_z});
   const double compile_s = std::chrono::duration<double>(clock::now() - t0).count();
 

@@ -1,5 +1,5 @@
-// Eager AD: backward() and the functional vjp/jvp of EagerRuntime, run by the
-// same transforms with every node evaluated as it is created.
+// Eager AD: backward() and the functional vjp/jvp of eager functions, run by
+// the same transforms with every node evaluated as it is created.
 #include <unordered_set>
 
 #include "tenferro/ad.hpp"
@@ -32,26 +32,29 @@ std::vector<Value> grad_leaves(const Value& y) {
 
 }  // namespace
 
-void EagerTensor::backward() const {
-  TF_CHECK(defined(), ValueError, "backward", "undefined tensor");
-  TF_CHECK(ndim() == 0, ValueError, "backward", "needs a rank-0 output without a seed, got shape ", shape(),
+void backward(const EagerTensor& y) {
+  TF_CHECK(y.defined(), ValueError, "backward", "undefined tensor");
+  TF_CHECK(y.ndim() == 0, ValueError, "backward", "needs a rank-0 output without a seed, got shape ", y.shape(),
            "; pass a seed (cotangent) of the output's shape");
-  TF_CHECK(kRealFloatDTypes.contains(dtype()), DTypeError, "backward", "needs a real float output, got ", dtype());
-  Backend& b = backend_of(value_, "backward");
-  backward(EagerTensor(graph::eager_leaf(b.from_host(Tensor::full({}, Scalar(1.0), dtype())), b, false)));
+  TF_CHECK(kRealFloatDTypes.contains(y.dtype()), DTypeError, "backward", "needs a real float output, got ",
+           y.dtype());
+  Backend& b = backend_of(y.graph_value(), "backward");
+  backward(y, EagerTensor(graph::eager_leaf(b.from_host(Tensor::full({}, Scalar(1.0), y.dtype())), b, false)));
 }
 
-void EagerTensor::backward(const EagerTensor& seed) const {
-  TF_CHECK(defined() && seed.defined(), ValueError, "backward", "undefined tensor");
-  Backend& b = backend_of(value_, "backward");
-  TF_CHECK(value_.node->tracks_grad, ValueError, "backward",
+void backward(const EagerTensor& y, const EagerTensor& seed) {
+  TF_CHECK(y.defined() && seed.defined(), ValueError, "backward", "undefined tensor");
+  const Value& out = y.graph_value();
+  Backend& b = backend_of(out, "backward");
+  TF_CHECK(out.node->tracks_grad, ValueError, "backward",
            "the tensor does not depend on any tensor that requires grad");
-  TF_CHECK(seed.dtype() == dtype() && seed.concrete_shape() == concrete_shape(), ShapeError, "backward", "seed ",
-           seed.dtype(), seed.concrete_shape(), " does not match the output ", dtype(), concrete_shape());
-  std::vector<Value> leaves = grad_leaves(value_);
+  TF_CHECK(seed.dtype() == y.dtype() && seed.concrete_shape() == y.concrete_shape(), ShapeError, "backward",
+           "seed ", seed.dtype(), seed.concrete_shape(), " does not match the output ", y.dtype(),
+           y.concrete_shape());
+  std::vector<Value> leaves = grad_leaves(out);
   graph::EagerScope scope(b);
   graph::NoGradGuard no_history;  // the backward pass itself records nothing
-  std::vector<Value> ys{value_}, cts{seed.graph_value()};
+  std::vector<Value> ys{out}, cts{seed.graph_value()};
   std::vector<Value> g = ad::vjp(ys, cts, leaves);
   for (std::size_t i = 0; i < leaves.size(); ++i) {
     const Node& leaf = *leaves[i].node;
@@ -60,14 +63,15 @@ void EagerTensor::backward(const EagerTensor& seed) const {
   }
 }
 
-std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> EagerRuntime::vjp(
-    const Function& f, const std::vector<EagerTensor>& inputs, const std::vector<EagerTensor>& cotangents) const {
+std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> vjp(const EagerRuntime& rt, const EagerFunction& f,
+                                                                  const std::vector<EagerTensor>& inputs,
+                                                                  const std::vector<EagerTensor>& cotangents) {
   std::vector<EagerTensor> leaves;
   for (const auto& x : inputs) leaves.push_back(x.requires_grad());
   std::vector<EagerTensor> outs = f(leaves);
   TF_CHECK(outs.size() == cotangents.size(), ValueError, "vjp", "f returned ", outs.size(), " outputs but ",
            cotangents.size(), " cotangents were given");
-  graph::EagerScope scope(*backend_);
+  graph::EagerScope scope(rt.backend());
   graph::NoGradGuard no_history;
   std::vector<Value> ys, cts, xs;
   for (const auto& o : outs) ys.push_back(o.graph_value());
@@ -80,12 +84,13 @@ std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> EagerRuntime::vjp(
   return {detached, grads};
 }
 
-std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> EagerRuntime::jvp(
-    const Function& f, const std::vector<EagerTensor>& inputs, const std::vector<EagerTensor>& tangents) const {
+std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> jvp(const EagerRuntime& rt, const EagerFunction& f,
+                                                                  const std::vector<EagerTensor>& inputs,
+                                                                  const std::vector<EagerTensor>& tangents) {
   std::vector<EagerTensor> leaves;
   for (const auto& x : inputs) leaves.push_back(x.requires_grad());
   std::vector<EagerTensor> outs = f(leaves);
-  graph::EagerScope scope(*backend_);
+  graph::EagerScope scope(rt.backend());
   graph::NoGradGuard no_history;
   std::vector<Value> ys, xs, ts;
   for (const auto& o : outs) ys.push_back(o.graph_value());

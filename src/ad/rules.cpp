@@ -185,10 +185,63 @@ Value prod_tangent(const Value& x, const Value& t, const DimVec& ax, const DimVe
 
 }  // namespace
 
+bool has_jvp(OpKind kind) {
+  switch (kind) {
+    // Piecewise constant (integer, bool or sign results): the tangent is zero.
+    case OpKind::sign:
+    case OpKind::compare:
+    case OpKind::is_finite:
+      return false;
+    case OpKind::add:
+    case OpKind::subtract:
+    case OpKind::multiply:
+    case OpKind::negate:
+    case OpKind::conj:
+    case OpKind::dot_general:
+    case OpKind::reduce_sum:
+    case OpKind::transpose:
+    case OpKind::reshape:
+    case OpKind::broadcast_in_dim:
+    case OpKind::gather:
+    case OpKind::scatter:
+    case OpKind::slice:
+    case OpKind::dynamic_slice:
+    case OpKind::dynamic_update_slice:
+    case OpKind::pad:
+    case OpKind::concatenate:
+    case OpKind::reverse:
+    case OpKind::divide:
+    case OpKind::abs:
+    case OpKind::maximum:
+    case OpKind::minimum:
+    case OpKind::select:
+    case OpKind::clamp:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sin:
+    case OpKind::cos:
+    case OpKind::tanh:
+    case OpKind::sqrt:
+    case OpKind::rsqrt:
+    case OpKind::power:
+    case OpKind::expm1:
+    case OpKind::log1p:
+    case OpKind::real:
+    case OpKind::imag:
+    case OpKind::complex:
+    case OpKind::convert:
+    case OpKind::reduce_prod:
+    case OpKind::reduce_max:
+    case OpKind::reduce_min:
+      return true;
+  }
+  return true;
+}
+
 Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t) {
   const std::vector<Value>& x = n.inputs;
   auto any = [&] { return std::any_of(t.begin(), t.end(), [](const Value& v) { return v.defined(); }); };
-  if (!any()) return {};
+  if (!any() || !has_jvp(n.op)) return {};
   const DType d = out.dtype();
   switch (n.op) {
     case OpKind::add:
@@ -244,7 +297,7 @@ Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t) {
     case OpKind::sign:
     case OpKind::compare:
     case OpKind::is_finite:
-      return {};
+      TF_THROW(InternalError, op_name(n.op), "has no JVP rule (has_jvp) but reached jvp_rule");
     case OpKind::maximum:
     case OpKind::minimum: {
       auto dir = n.op == OpKind::maximum ? ComparisonDirection::GT : ComparisonDirection::LT;
@@ -339,6 +392,7 @@ std::vector<Value> transpose_rule(const Node& n, const Value& ct, std::span<cons
   const std::vector<Value>& x = n.inputs;
   std::vector<Value> g(x.size());
   const char* op = op_name(n.op);
+  TF_CHECK(has_transpose(n.op), InternalError, op, "has no transpose rule (has_transpose)");
   auto only_first = [&] {
     for (std::size_t i = 1; i < lin.size(); ++i)
       TF_CHECK(!lin[i], InternalError, op, "is not linear in operand ", i);
@@ -557,9 +611,57 @@ std::vector<Value> transpose_rule(const Node& n, const Value& ct, std::span<cons
 }
 
 bool has_transpose(OpKind kind) {
-  // Linear ops, and the ops that are linear in one operand when the other is held fixed.
-  return op_info(kind).ad == AdKind::linear || kind == OpKind::multiply || kind == OpKind::divide ||
-         kind == OpKind::dot_general || kind == OpKind::select;
+  // The cases of transpose_rule that return: the linear ops, and the ops that
+  // are linear in one operand when the other is held fixed.
+  switch (kind) {
+    case OpKind::add:
+    case OpKind::subtract:
+    case OpKind::negate:
+    case OpKind::conj:
+    case OpKind::multiply:
+    case OpKind::divide:
+    case OpKind::dot_general:
+    case OpKind::reduce_sum:
+    case OpKind::transpose:
+    case OpKind::reshape:
+    case OpKind::broadcast_in_dim:
+    case OpKind::slice:
+    case OpKind::pad:
+    case OpKind::concatenate:
+    case OpKind::reverse:
+    case OpKind::gather:
+    case OpKind::scatter:
+    case OpKind::dynamic_slice:
+    case OpKind::dynamic_update_slice:
+    case OpKind::select:
+    case OpKind::real:
+    case OpKind::imag:
+    case OpKind::complex:
+    case OpKind::convert:
+      return true;
+    case OpKind::abs:
+    case OpKind::sign:
+    case OpKind::maximum:
+    case OpKind::minimum:
+    case OpKind::compare:
+    case OpKind::clamp:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sin:
+    case OpKind::cos:
+    case OpKind::tanh:
+    case OpKind::sqrt:
+    case OpKind::rsqrt:
+    case OpKind::power:
+    case OpKind::expm1:
+    case OpKind::log1p:
+    case OpKind::is_finite:
+    case OpKind::reduce_prod:
+    case OpKind::reduce_max:
+    case OpKind::reduce_min:
+      return false;
+  }
+  return false;
 }
 
 }  // namespace tenferro::ad::detail

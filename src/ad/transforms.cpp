@@ -1,5 +1,5 @@
 // The AD transforms on graph values: JVP (forward sweep), VJP as
-// linearize-then-transpose, grad, hvp, and the TracedTensor methods.
+// linearize-then-transpose, and grad, vjp, jvp, hvp of TracedTensors.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -193,7 +193,7 @@ std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> co
   return res;
 }
 
-bool has_jvp_rule(OpKind) { return true; }
+bool has_jvp_rule(OpKind kind) { return detail::has_jvp(kind); }
 bool has_transpose_rule(OpKind kind) { return detail::has_transpose(kind); }
 
 }  // namespace ad
@@ -222,22 +222,24 @@ std::vector<TracedTensor> grad(const TracedTensor& y, const std::vector<TracedTe
   return out;
 }
 
-TracedTensor hvp(const TracedTensor& y, const TracedTensor& x, const TracedTensor& v) {
-  return y.grad(x).jvp(x, v);
+TracedTensor grad(const TracedTensor& y, const TracedTensor& wrt) {
+  return grad(y, std::vector<TracedTensor>{wrt})[0];
 }
 
-TracedTensor TracedTensor::grad(const TracedTensor& wrt) const { return tenferro::grad(*this, {wrt})[0]; }
-
-TracedTensor TracedTensor::vjp(const TracedTensor& wrt, const TracedTensor& cotangent) const {
-  std::vector<Value> ys{graph_value()}, cts{cotangent.graph_value()}, xs{wrt.graph_value()};
+TracedTensor vjp(const TracedTensor& y, const TracedTensor& wrt, const TracedTensor& cotangent) {
+  std::vector<Value> ys{y.graph_value()}, cts{cotangent.graph_value()}, xs{wrt.graph_value()};
   return TracedTensor(ad::vjp(ys, cts, xs)[0]);
 }
 
-TracedTensor TracedTensor::jvp(const TracedTensor& wrt, const TracedTensor& tangent) const {
-  std::vector<Value> ys{graph_value()}, xs{wrt.graph_value()}, ts{tangent.graph_value()};
-  TF_CHECK(is_float(dtype()), DTypeError, "jvp", "cannot differentiate a ", dtype(), " output");
+TracedTensor jvp(const TracedTensor& y, const TracedTensor& wrt, const TracedTensor& tangent) {
+  std::vector<Value> ys{y.graph_value()}, xs{wrt.graph_value()}, ts{tangent.graph_value()};
+  TF_CHECK(is_float(y.dtype()), DTypeError, "jvp", "cannot differentiate a ", y.dtype(), " output");
   Value t = ad::jvp(ys, xs, ts)[0];
-  return TracedTensor(t.defined() ? t : vops::zeros_like(graph_value()));
+  return TracedTensor(t.defined() ? t : vops::zeros_like(y.graph_value()));
+}
+
+TracedTensor hvp(const TracedTensor& y, const TracedTensor& x, const TracedTensor& v) {
+  return jvp(grad(y, x), x, v);
 }
 
 }  // namespace tenferro

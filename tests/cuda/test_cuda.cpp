@@ -300,7 +300,7 @@ TEST_F(Cuda, EagerRuntimeAndVjpOnDeviceTensors) {
   EXPECT_TRUE(tensors_close(fetch(z.value()), want, 64 * dtype_eps(DType::c128), 0));
   // Reverse mode with an explicit device cotangent: d/dx <ct, x * y> = conj(y) ct (PyTorch's convention).
   Tensor ct = random_tensor({5, 4}, DType::c128, 9);
-  auto [outs, grads] = rt.vjp([](const std::vector<EagerTensor>& v) { return std::vector<EagerTensor>{v[0] * v[1]}; },
+  auto [outs, grads] = vjp(rt, [](const std::vector<EagerTensor>& v) { return std::vector<EagerTensor>{v[0] * v[1]}; },
                               {x, y}, {rt.tensor(cuda::to_device(ct, gpu()))});
   Tensor gx_want = ops::multiply(ops::conj(yh, cpu), ct, cpu);
   EXPECT_TRUE(tensors_close(fetch(grads[0].value()), gx_want, 64 * dtype_eps(DType::c128), 0));

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include <tenferro/ad.hpp>
 #include <tenferro/cpu.hpp>
 
 #include "ising_trg/onsager.hpp"
@@ -37,8 +38,8 @@ class IsingTrg : public ::testing::Test {
     ising::TrgOptions opt{.chi = 8, .steps = 20};
     TracedTensor beta = TracedTensor::input("beta", DType::f64, {});
     TracedTensor log_z = ising::log_z_per_site(beta, opt);
-    TracedTensor dlog_z = log_z.grad(beta);
-    TracedTensor d2log_z = dlog_z.jvp(beta, TracedTensor::from_vec_col_major<double>({}, {1.0}));
+    TracedTensor dlog_z = grad(log_z, beta);
+    TracedTensor d2log_z = jvp(dlog_z, beta, TracedTensor::from_vec_col_major<double>({}, {1.0}));
     program_ = new Program(GraphCompiler().compile({log_z, dlog_z, d2log_z}));
   }
   static void TearDownTestSuite() { delete program_; }

@@ -311,7 +311,7 @@ TEST(FftAdReference, TracedGradientsMatchPyTorch) {
   for (const RefCase& r : cases) {
     TracedTensor x = TracedTensor::input("x", r.x.dtype(), to_sym_shape(r.x.shape()));
     TracedTensor loss = reference_loss(r.c["loss"].get<std::string>(), call_reference(r.c, x), TracedTensor::constant(r.w));
-    TracedTensor g = loss.grad(x);
+    TracedTensor g = grad(loss, x);
     std::vector<TracedTensor> outs{loss, g};
     std::vector<Tensor> got = rt.run_compiled(GraphCompiler().compile(outs), {{"x", r.x}});
     EXPECT_NEAR(scalar_of(got[0]), r.loss, 1e-10 * std::max(1.0, std::abs(r.loss))) << r.name;
@@ -325,7 +325,7 @@ TEST(FftAdReference, EagerBackwardMatchesPyTorch) {
   for (const RefCase& r : reference_cases()) {
     EagerTensor x = eager.tensor(r.x).requires_grad();
     EagerTensor loss = reference_loss(r.c["loss"].get<std::string>(), call_reference(r.c, x), eager.tensor(r.w));
-    loss.backward();
+    backward(loss);
     EXPECT_NEAR(scalar_of(loss.value()), r.loss, 1e-10 * std::max(1.0, std::abs(r.loss))) << r.name;
     ASSERT_TRUE(x.grad().defined()) << r.name;
     EXPECT_TRUE(ft::close_to(x.grad().value(), r.grad, 1e-10)) << r.name;
@@ -341,8 +341,8 @@ TEST(FftAdReference, EagerFunctionalVjpJvpConsistent) {
   };
   Tensor z = random_tensor({5, 2}, DType::c128, 41), u = random_tensor({5, 2}, DType::c128, 42);
   Tensor v = random_tensor({9, 2}, DType::f64, 43);
-  auto [ys, ju] = eager.jvp(f, {eager.tensor(z)}, {eager.tensor(u)});
-  auto [ys2, jtv] = eager.vjp(f, {eager.tensor(z)}, {eager.tensor(v)});
+  auto [ys, ju] = jvp(eager, f, {eager.tensor(z)}, {eager.tensor(u)});
+  auto [ys2, jtv] = vjp(eager, f, {eager.tensor(z)}, {eager.tensor(v)});
   const double lhs = tenferro::testing::real_dot(v, ju[0].value());
   const double rhs = tenferro::testing::real_dot(jtv[0].value(), u);
   EXPECT_NEAR(lhs, rhs, 1e-12 * std::max(1.0, std::abs(lhs)));
@@ -365,9 +365,9 @@ TEST(FftAd, OneProgramTwoBatchSizes) {
   TracedTensor v = TracedTensor::input("v", DType::f64, {Dim(rows), Dim("batch")});
   TracedTensor X = fft::rfft(x, {.n = n});
   TracedTensor loss = (X * X.conj()).real().mul(TracedTensor::constant(w)).sum();
-  TracedTensor g = loss.grad(x);
+  TracedTensor g = grad(loss, x);
   TracedTensor h = hvp(loss, x, v);
-  TracedTensor d = loss.jvp(x, v);
+  TracedTensor d = jvp(loss, x, v);
   Program p = GraphCompiler().compile(std::vector<TracedTensor>{loss, g, h, d});
 
   auto grad_at = [&](const Tensor& a, std::int64_t batch) {
@@ -436,7 +436,7 @@ TEST(FftAd, SinglePrecisionGradients) {
   Runtime rt = fft_runtime(cpu);
   auto grad_of = [&](const Tensor& x, auto&& loss_of) {
     TracedTensor t = TracedTensor::input("x", x.dtype(), to_sym_shape(x.shape()));
-    return rt.run_compiled(GraphCompiler().compile(loss_of(t).grad(t)), {{"x", x}})[0];
+    return rt.run_compiled(GraphCompiler().compile(grad(loss_of(t), t)), {{"x", x}})[0];
   };
   auto real_loss = [](const TracedTensor& t) {
     TracedTensor y = fft::irfft(fft::rfft(t, {.n = 7}).square(), {.n = 7, .norm = Norm::ortho});
@@ -465,7 +465,7 @@ TEST(FftAd, EagerParsevalGradient) {
   for (int i = 0; i < 3; ++i) {
     EagerTensor z = eager.tensor(zv).requires_grad();
     EagerTensor f = fft::fft(z, {.norm = kNorms[i]});
-    (f * f.conj()).real().sum().backward();
+    backward((f * f.conj()).real().sum());
     EXPECT_TRUE(ft::close_to(z.grad().value(), mul(zv, Scalar(factor[i]), cpu), 1e-13)) << fft::norm_name(kNorms[i]);
   }
 }

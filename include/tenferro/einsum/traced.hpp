@@ -16,7 +16,7 @@
 /// TracedTensor d = einsum({{0, 1}, {1, 2}}, {0, 2}, {a, b});  // the same, integer labels
 /// TracedTensor t = einsum("ii->", {einsum("ij,kj->ik", {a, a})});  // trace of a a^T
 /// TracedTensor loss = (c * c).sum();
-/// TracedTensor ga = loss.grad(a);                           // d loss / d a
+/// TracedTensor ga = grad(loss, a);                           // d loss / d a
 /// Program p = GraphCompiler().compile({c, ga});
 /// CpuBackend cpu;
 /// auto rt = Runtime::builder().register_engine(cpu_engine(cpu)).build();
@@ -24,7 +24,7 @@
 ///
 /// EagerRuntime eager(cpu);
 /// auto x = eager.tensor(Tensor::ones({2, 3})).requires_grad();
-/// auto y = einsum("ij,ij->", {x, x});   // 6, and y.backward() fills x.grad()
+/// auto y = einsum("ij,ij->", {x, x});   // 6, and backward(y) fills x.grad()
 /// ```
 ///
 /// Note [Einsum symbolic extents]: path search and the plan need numbers,

@@ -17,7 +17,7 @@
 /// auto x = TracedTensor::input("x", DType::f64, {Dim(16), Dim("batch")});
 /// auto X = fft::rfft(x, {.n = 32, .norm = fft::Norm::ortho});     // c128 [17, batch]
 /// auto loss = (X * X.conj()).real().sum();
-/// auto g = loss.grad(x);                                           // f64 [16, batch]
+/// auto g = grad(loss, x);                                           // f64 [16, batch]
 /// Program p = GraphCompiler().compile(g);
 /// CpuBackend cpu;
 /// auto rt = Runtime::builder().register_engine(cpu_engine(cpu)).register_family(fft::family()).build();
@@ -25,7 +25,7 @@
 ///
 /// EagerRuntime eager(cpu);
 /// auto e = eager.tensor(Tensor::uniform({8}, DType::c128, 2)).requires_grad();
-/// fft::ifft(e).abs().sum().backward();                             // e.grad()
+/// backward(fft::ifft(e).abs().sum());                             // e.grad()
 /// ```
 ///
 /// Axes, lengths and dtypes follow transforms.hpp. The transformed axes need

@@ -12,13 +12,13 @@
 /// auto a = TracedTensor::input("a", DType::f64, {Dim("n"), Dim("n")});
 /// auto [u, s, vh] = linalg::svd_truncated(a, {.max_rank = 8, .rtol = 1e-12});
 /// auto loss = (u * s.reshape({Dim(1), s.shape()[0]}).sqrt()).square().sum();
-/// auto g = loss.grad(a);                       // compiles and runs like any tensor
+/// auto g = grad(loss, a);                       // compiles and runs like any tensor
 ///
 /// CpuBackend cpu;
 /// EagerRuntime rt(cpu);
 /// auto x = rt.tensor(Tensor::normal({4, 4}, DType::f64, 1)).requires_grad();
 /// auto y = linalg::det(x);
-/// y.backward();                                // x.grad() = det(x) inv(x)^T
+/// backward(y);                                 // x.grad() = det(x) inv(x)^T
 /// ```
 /// A runtime that runs such programs is given the family explicitly:
 /// `Runtime::builder().register_engine(cpu_engine(cpu)).register_family(linalg::family())`.

@@ -2,7 +2,8 @@
 /// \file
 /// Eager mode: `EagerRuntime` owns the backend choice; `EagerTensor`s run
 /// each operation at once and, when they depend on a leaf that requires a
-/// gradient, record the history that `backward()` differentiates.
+/// gradient, record the history that `backward(loss)` (tenferro/ad.hpp)
+/// differentiates.
 ///
 /// ```cpp
 /// using namespace tenferro;
@@ -10,14 +11,13 @@
 /// EagerRuntime rt(backend);
 /// auto x = rt.tensor(Tensor::from_vec_col_major<double>({3}, {1, 2, 3})).requires_grad();
 /// auto loss = (x * x).sum();
-/// loss.backward();
+/// backward(loss);                  // tenferro/ad.hpp
 /// Tensor g = x.grad().value();     // [2, 4, 6]
 /// ```
 /// The same rules as traced programs run here (Note [Eager evaluation] in
 /// ops/graph.hpp): each operation creates a graph node that is evaluated
 /// on the runtime's backend at once.
 
-#include <functional>
 #include <vector>
 
 #include "tenferro/ops/backend.hpp"
@@ -35,17 +35,7 @@ class EagerRuntime {
   /// A leaf holding `value` (on the backend's device; no copy).
   EagerTensor tensor(const Tensor& value) const;
 
-  using Function = std::function<std::vector<EagerTensor>(const std::vector<EagerTensor>&)>;
-  /// Vector-Jacobian product of `f` at `inputs`: returns (outputs, cotangents
-  /// of the inputs) for the given output cotangents (tenferro::ad).
-  std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> vjp(
-      const Function& f, const std::vector<EagerTensor>& inputs,
-      const std::vector<EagerTensor>& cotangents) const;
-  /// Jacobian-vector product of `f` at `inputs` in direction `tangents`:
-  /// returns (outputs, output tangents) (tenferro::ad).
-  std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> jvp(
-      const Function& f, const std::vector<EagerTensor>& inputs,
-      const std::vector<EagerTensor>& tangents) const;
+  // The functional vjp(rt, f, ...) and jvp(rt, f, ...) are in tenferro/ad.hpp.
 
  private:
   Backend* backend_;
@@ -61,15 +51,10 @@ class EagerTensor : public TensorHandle<EagerTensor> {
   /// The concrete shape.
   const Shape& concrete_shape() const { return value().shape(); }
 
-  // ---- automatic differentiation (implemented by tenferro::ad) ----------------
+  // ---- gradient bookkeeping (backward(loss) is in tenferro/ad.hpp) -------------
   /// A new leaf with the same value whose gradient is accumulated by backward().
   EagerTensor requires_grad() const;
   bool is_leaf() const;
-  /// Accumulates d(this)/d(leaf) into every requires_grad leaf this depends
-  /// on; this must be a real rank-0 tensor (else ValueError: use the seeded form).
-  void backward() const;
-  /// The same with an explicit cotangent `seed` of this tensor's shape.
-  void backward(const EagerTensor& seed) const;
   /// The accumulated gradient of a leaf (undefined before the first backward).
   EagerTensor grad() const;
   /// Resets the accumulated gradient.

@@ -37,16 +37,8 @@ class TracedTensor : public TensorHandle<TracedTensor> {
     return constant(Tensor::from_vec_col_major<T>(shape, values));
   }
 
-  // ---- automatic differentiation (implemented by tenferro::ad) ----------------
-  // Complex convention (PyTorch's): for a real output y of complex x, the
-  // gradient is the conjugate Wirtinger derivative 2 dy/d(conj x), i.e.
-  // dy/dRe(x) + i dy/dIm(x) — the conjugate of what jax.grad returns.
-  /// Gradient of this real rank-0 tensor with respect to `wrt`.
-  TracedTensor grad(const TracedTensor& wrt) const;
-  /// Vector-Jacobian product: the adjoint of the derivative applied to `cotangent`.
-  TracedTensor vjp(const TracedTensor& wrt, const TracedTensor& cotangent) const;
-  /// Jacobian-vector product: the derivative in direction `tangent` of `wrt`.
-  TracedTensor jvp(const TracedTensor& wrt, const TracedTensor& tangent) const;
+  // Differentiation (grad, vjp, jvp, hvp) is in the layer above:
+  // free functions of tenferro/ad.hpp, e.g. grad(y, x).
 };
 
 }  // namespace tenferro
