@@ -124,8 +124,16 @@ enum class MatOrd { fro, nuc, one, minus_one, two, minus_two, inf, minus_inf };
 
 MatOrd matrix_ord(const char* op, const NormOrder& ord) {
   if (ord.is_named()) {
-    if (ord.name() == "fro") return MatOrd::fro;
-    if (ord.name() == "nuc") return MatOrd::nuc;
+    // A numeric order may also be spelt as a name ("2", "-inf").
+    const std::string& o = ord.name();
+    if (o == "fro") return MatOrd::fro;
+    if (o == "nuc") return MatOrd::nuc;
+    if (o == "1") return MatOrd::one;
+    if (o == "-1") return MatOrd::minus_one;
+    if (o == "2") return MatOrd::two;
+    if (o == "-2") return MatOrd::minus_two;
+    if (o == "inf") return MatOrd::inf;
+    if (o == "-inf") return MatOrd::minus_inf;
   } else {
     const double p = ord.p();
     if (p == 1) return MatOrd::one;
