@@ -12,7 +12,6 @@
 #include <cmath>
 #include <limits>
 
-#include "ad_rules.hpp"
 #include "common.hpp"
 #include "ops.hpp"
 #include "tenferro/linalg/traced.hpp"
@@ -547,7 +546,14 @@ std::vector<Value> band_linear(const BandAttrs& attrs, std::span<const Value> x)
 
 }  // namespace
 
-// ---- the rule bundles ---------------------------------------------------------------------------
+// ---- the rule bundles (one per row of ops.hpp) -------------------------------------------------
+
+// Not differentiable: integer outputs (lu_factor's pivots, matrix_rank) or
+// no derivative rule yet (lstsq, cond).
+FamilyRules<NoFamilyAttrs> lu_factor_rules() { return {}; }
+FamilyRules<LstsqOptions> lstsq_rules() { return {}; }
+FamilyRules<RankTolerance> matrix_rank_rules() { return {}; }
+FamilyRules<CondAttrs> cond_rules() { return {}; }
 
 FamilyRules<SvdAttrs> svd_rules() { return {.jvp = svd_jvp}; }
 FamilyRules<NoFamilyAttrs> svdvals_rules() { return {.jvp = svdvals_jvp}; }

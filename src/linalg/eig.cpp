@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "common.hpp"
-#include "ad_rules.hpp"
 #include "ops.hpp"
 #include "small.hpp"
 #include "tenferro/ops/backend.hpp"

@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include "common.hpp"
-#include "ad_rules.hpp"
 #include "ops.hpp"
 #include "small.hpp"
 #include "tenferro/ops/backend.hpp"
@@ -139,7 +138,7 @@ std::vector<Tensor> lstsq_kernel(const LstsqOptions& attrs, std::span<const Tens
 FamilyOp declare_lstsq() {
   FamilyOp op = define_family_op<LstsqOptions>(
       {.name = kLstsq, .num_inputs = 2, .num_outputs = 4, .ad = AdKind::none},
-      [](const LstsqOptions& a, auto in) { return infer_lstsq(a, in); });
+      [](const LstsqOptions& a, auto in) { return infer_lstsq(a, in); }, lstsq_rules());
   op.cpu_kernel = typed_kernel<LstsqOptions>(lstsq_kernel);
   return op;
 }

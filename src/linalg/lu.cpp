@@ -5,7 +5,6 @@
 #include <string>
 
 #include "common.hpp"
-#include "ad_rules.hpp"
 #include "ops.hpp"
 #include "small.hpp"
 #include "tenferro/ops/backend.hpp"
@@ -488,7 +487,7 @@ FamilyOp declare_lu() {
 FamilyOp declare_lu_factor() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kLuFactor, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::none},
-      [](const NoFamilyAttrs& a, auto in) { return infer_lu_factor(a, in); });
+      [](const NoFamilyAttrs& a, auto in) { return infer_lu_factor(a, in); }, lu_factor_rules());
   op.cpu_kernel = typed_kernel<NoFamilyAttrs>(lu_factor_kernel);
   return op;
 }

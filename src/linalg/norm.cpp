@@ -5,7 +5,6 @@
 #include <string>
 
 #include "common.hpp"
-#include "ad_rules.hpp"
 #include "ops.hpp"
 #include "tenferro/ops/backend.hpp"
 
@@ -326,7 +325,7 @@ FamilyOp declare_matrix_norm() {
 
 FamilyOp declare_cond() {
   FamilyOp op = define_family_op<CondAttrs>({.name = kCond, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::none},
-                                            [](const CondAttrs& a, auto in) { return infer_cond(a, in); });
+                                            [](const CondAttrs& a, auto in) { return infer_cond(a, in); }, cond_rules());
   op.cpu_kernel = typed_kernel<CondAttrs>(cond_kernel);
   return op;
 }

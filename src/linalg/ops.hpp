@@ -7,7 +7,9 @@
 // - `FamilyOp declare_name()` (defined next to the op's kernel) declares
 //   the op once: define_family_op<A>(spec, infer, rules), where `infer` is
 //   one generic inference over BasicTensorMeta<D> (concrete and symbolic
-//   extents) and `rules` the JVP/transpose rules (ad_rules.hpp), then sets
+//   extents) and `rules` = `name_rules()`, its JVP/transpose rules (defined
+//   in ad_rules.cpp; an op without derivatives returns `{}` there, so a
+//   forgotten rule is a link error, not a silently absent one), then sets
 //   its CPU kernel (typed_kernel<A>) in the same function;
 // - `opref::name` is the typed reference through which the eager API
 //   (api.cpp), the graph-value API (traced.cpp) and the derivative rules
@@ -75,8 +77,10 @@ TENFERRO_LINALG_OPS(TENFERRO_LINALG_REF)
 #undef TENFERRO_LINALG_REF
 }  // namespace opref
 
-// One declaration per op (Note [Declaring a linalg op]).
-#define TENFERRO_LINALG_DECLARE(name, A) FamilyOp declare_##name();
+// One declaration and one rule bundle per op (Note [Declaring a linalg op]).
+#define TENFERRO_LINALG_DECLARE(name, A) \
+  FamilyOp declare_##name();             \
+  FamilyRules<A> name##_rules();
 TENFERRO_LINALG_OPS(TENFERRO_LINALG_DECLARE)
 #undef TENFERRO_LINALG_DECLARE
 

@@ -3,7 +3,6 @@
 #include <string>
 
 #include "common.hpp"
-#include "ad_rules.hpp"
 #include "ops.hpp"
 #include "small.hpp"
 #include "tenferro/ops/backend.hpp"

@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "common.hpp"
-#include "ad_rules.hpp"
 #include "ops.hpp"
 #include "small.hpp"
 #include "tenferro/ops/backend.hpp"
@@ -360,7 +359,7 @@ FamilyOp declare_pinv() {
 FamilyOp declare_matrix_rank() {
   FamilyOp op = define_family_op<RankTolerance>(
       {.name = kMatrixRank, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::none},
-      [](const RankTolerance& a, auto in) { return infer_matrix_rank(a, in); });
+      [](const RankTolerance& a, auto in) { return infer_matrix_rank(a, in); }, matrix_rank_rules());
   op.cpu_kernel = typed_kernel<RankTolerance>(matrix_rank_kernel);
   return op;
 }

@@ -4,7 +4,6 @@
 // and diagonals).
 #include "tenferro/linalg/traced.hpp"
 
-#include "ad_rules.hpp"
 #include "common.hpp"
 #include "ops.hpp"
 

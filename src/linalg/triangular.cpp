@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include "common.hpp"
-#include "ad_rules.hpp"
 #include "ops.hpp"
 #include "tenferro/ops/backend.hpp"
 
