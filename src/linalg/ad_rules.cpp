@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common.hpp"
 #include "ops.hpp"
 #include "tenferro/linalg/traced.hpp"
 #include "tenferro/runtime/value_ops.hpp"
@@ -154,28 +155,28 @@ SvdTangent svd_tangent(const Value& da, const Value& u, const Value& s, const Va
 
 // Note [SVD gauge attribute]: rules that only need the singular values
 // (svdvals, nuclear/spectral norms) compute their vectors with the svd
-// attribute "ad_degenerate" = "fixed", whose derivative keeps the vectors
+// attribute `degenerate = SvdDegenerate::fixed`, whose derivative keeps the vectors
 // of a degenerate subspace fixed (exact second derivatives for functions of
-// the singular values); the default "reconstruct" is Note [SVD derivative].
+// the singular values); the default `reconstruct` is Note [SVD derivative].
 HandleSvd<Value> svd_for_values(const Value& a) {
-  auto o = graph::apply_family(family().op("linalg.svd"), {{"full_matrices", false}, {"ad_degenerate", std::string("fixed")}}, {a});
+  auto o = apply(opref::svd, SvdAttrs{.full_matrices = false, .degenerate = SvdDegenerate::fixed}, {a});
   return {o[0], o[1], o[2]};
 }
 
-std::vector<Value> svd_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> svd_jvp(const SvdAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
                            std::span<const Value> t) {
   if (!t[0].defined()) return none(3);
   const Value& a = in[0];
-  if (attrs.get_or<bool>("full_matrices", false))
+  if (attrs.full_matrices)
     TF_CHECK(known_equal(a.shape()[0], a.shape()[1]), UnimplementedError, "linalg.svd",
              "derivative with full_matrices = true of a non-square matrix ", a.shape(),
              " (the extra singular vectors are not unique): use the reduced SVD");
-  bool fixed = attrs.get_or<std::string>("ad_degenerate", "reconstruct") == "fixed";
+  bool fixed = attrs.degenerate == SvdDegenerate::fixed;
   SvdTangent r = svd_tangent(t[0], out[0], out[1], out[2], fixed);
   return {r.du, r.ds, r.dvh};
 }
 
-std::vector<Value> svdvals_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value>,
+std::vector<Value> svdvals_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value>,
                                std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
   auto f = svd_for_values(in[0]);
@@ -188,12 +189,12 @@ std::vector<Value> svdvals_jvp(const FamilyAttrs&, std::span<const Value> in, st
 // rule treats them as exactly zero too (their vectors enter only through the
 // projector term of Note [SVD derivative]), which keeps second derivatives
 // free of the ill-conditioned pairs among the tiny discarded values.
-std::vector<Value> svd_truncated_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> svd_truncated_jvp(const SvdTruncatedOptions& attrs, std::span<const Value> in, std::span<const Value> out,
                                      std::span<const Value> t) {
   if (!t[0].defined()) return none(3);
   const Value& a = in[0];
   const Value &u_r = out[0], &s_r = out[1], &vh_r = out[2];
-  auto f = svd_truncated(a, {.max_rank = -1, .rtol = attrs.get_or<double>("rtol", 0.0)});
+  auto f = svd_truncated(a, {.max_rank = -1, .rtol = attrs.rtol});
   const Dim r = s_r.shape()[0];
   const Dim k = f.s.shape()[0];
   // The slices by the data-dependent r run after r is resolved: programs
@@ -214,11 +215,11 @@ std::vector<Value> svd_truncated_jvp(const FamilyAttrs& attrs, std::span<const V
 // dv = v (F o dP), F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it and for
 // degenerate pairs (|w_i - w_j| <= eps^(3/4) max|w|): inside a degenerate
 // eigenspace the vectors are not differentiable and are kept fixed.
-std::vector<Value> eigh_jvp(const FamilyAttrs& attrs, std::span<const Value>, std::span<const Value> out,
+std::vector<Value> eigh_jvp(const TriangleOptions& attrs, std::span<const Value>, std::span<const Value> out,
                             std::span<const Value> t) {
   if (!t[0].defined()) return none(2);
   const Value &w = out[0], &v = out[1];
-  Value da = hermitian_from_triangle(t[0], attrs.get_or<bool>("lower", true));
+  Value da = hermitian_from_triangle(t[0], attrs.lower);
   Value av = matmul(da, v);
   Value dw = sum(real(mul(conj(v), av)), {0});
   Value dp = matmul(adj(v), av);
@@ -234,10 +235,10 @@ std::vector<Value> eigh_jvp(const FamilyAttrs& attrs, std::span<const Value>, st
 
 // ---- Cholesky -----------------------------------------------------------------------------
 // a = l l^H: dl = l Phi(l^-1 da l^-H), Phi = strictly lower part + half the diagonal.
-std::vector<Value> cholesky_jvp(const FamilyAttrs& attrs, std::span<const Value>, std::span<const Value> out,
+std::vector<Value> cholesky_jvp(const TriangleOptions& attrs, std::span<const Value>, std::span<const Value> out,
                                 std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
-  const bool lower = attrs.get_or<bool>("lower", true);
+  const bool lower = attrs.lower;
   Value da = hermitian_from_triangle(t[0], lower);
   Value l = lower ? out[0] : adj(out[0]);
   Value z1 = triangular_solve(l, da, {.lower = true, .left = true});
@@ -249,7 +250,7 @@ std::vector<Value> cholesky_jvp(const FamilyAttrs& attrs, std::span<const Value>
 
 // ---- solvers ----------------------------------------------------------------------------------
 
-std::vector<Value> solve_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> solve_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
                              std::span<const Value> t) {
   if (!any_defined(t)) return none(1);
   Value rhs = t[1];
@@ -257,23 +258,16 @@ std::vector<Value> solve_jvp(const FamilyAttrs&, std::span<const Value> in, std:
   return {solve(in[0], rhs)};
 }
 
-std::vector<Value> solve_transpose(const FamilyAttrs&, std::span<const Value> in, std::span<const bool> linear,
+std::vector<Value> solve_transpose(const NoFamilyAttrs&, std::span<const Value> in, std::span<const bool> linear,
                                    std::span<const Value> ct) {
   TF_CHECK(!linear[0], InternalError, "linalg.solve", "is not linear in a");
   if (!ct[0].defined()) return none(2);
   return {Value{}, solve(adj(in[0]), ct[0])};
 }
 
-TriangularSolveOptions tri_options(const FamilyAttrs& attrs) {
-  return {.lower = attrs.get_or<bool>("lower", true),
-          .left = attrs.get_or<bool>("left", true),
-          .unit_diagonal = attrs.get_or<bool>("unit_diagonal", false)};
-}
-
-std::vector<Value> triangular_solve_jvp(const FamilyAttrs& attrs, std::span<const Value> in,
+std::vector<Value> triangular_solve_jvp(const TriangularSolveOptions& o, std::span<const Value> in,
                                         std::span<const Value> out, std::span<const Value> t) {
   if (!any_defined(t)) return none(1);
-  TriangularSolveOptions o = tri_options(attrs);
   Value rhs = t[1];
   if (t[0].defined()) {
     std::int64_t diag = o.unit_diagonal ? 1 : 0;
@@ -283,16 +277,16 @@ std::vector<Value> triangular_solve_jvp(const FamilyAttrs& attrs, std::span<cons
   return {triangular_solve(in[0], rhs, o)};
 }
 
-std::vector<Value> triangular_solve_transpose(const FamilyAttrs& attrs, std::span<const Value> in,
+std::vector<Value> triangular_solve_transpose(const TriangularSolveOptions& attrs, std::span<const Value> in,
                                               std::span<const bool> linear, std::span<const Value> ct) {
   TF_CHECK(!linear[0], InternalError, "linalg.triangular_solve", "is not linear in a");
   if (!ct[0].defined()) return none(2);
-  TriangularSolveOptions o = tri_options(attrs);
+  TriangularSolveOptions o = attrs;
   o.lower = !o.lower;  // adj(a) holds the adjoint of the triangle read
   return {Value{}, triangular_solve(adj(in[0]), ct[0], o)};
 }
 
-std::vector<Value> inv_jvp(const FamilyAttrs&, std::span<const Value>, std::span<const Value> out,
+std::vector<Value> inv_jvp(const NoFamilyAttrs&, std::span<const Value>, std::span<const Value> out,
                            std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
   return {neg(matmul(out[0], matmul(t[0], out[0])))};
@@ -301,13 +295,13 @@ std::vector<Value> inv_jvp(const FamilyAttrs&, std::span<const Value>, std::span
 // tr(a^-1 da) = sum(a^-T o da).
 Value trace_inv_times(const Value& a, const Value& da) { return axes01_sum(mul(mT(inv(a)), da)); }
 
-std::vector<Value> det_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> det_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
                            std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
   return {mul(out[0], trace_inv_times(in[0], t[0]))};
 }
 
-std::vector<Value> slogdet_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> slogdet_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
                                std::span<const Value> t) {
   if (!t[0].defined()) return none(2);
   Value tr = trace_inv_times(in[0], t[0]);
@@ -320,19 +314,18 @@ std::vector<Value> slogdet_jvp(const FamilyAttrs&, std::span<const Value> in, st
 // a = q r: C = q^H da r^-1, X = the anti-Hermitian matrix with C's strictly
 // lower part (and i Im diag C: r keeps a real diagonal),
 //   dr = (C - X) r,   dq = da r^-1 - q (C - X).
-std::vector<Value> qr_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> qr_jvp(const QrMode& mode, std::span<const Value> in, std::span<const Value> out,
                           std::span<const Value> t) {
   if (!t[0].defined()) return none(2);
   const Value& a = in[0];
-  std::string mode = attrs.get_or<std::string>("mode", "reduced");
   const Dim &m = a.shape()[0], &n = a.shape()[1];
   auto mv = m.try_value(), nv = n.try_value();
   bool tall = known_equal(m, n) || (mv && nv && *mv >= *nv);
-  TF_CHECK(tall && (mode != "complete" || known_equal(m, n)), UnimplementedError, "linalg.qr",
-           "derivative of QR of a ", a.shape(), " matrix in mode '", mode,
-           "': only m >= n with the reduced factors is differentiable");
+  TF_CHECK(tall && (mode != QrMode::complete || known_equal(m, n)), UnimplementedError, "linalg.qr",
+           "derivative of QR of a ", a.shape(), " matrix with ", mode,
+           ": only m >= n with the reduced factors is differentiable");
   Value q = out[0], r = out[1];
-  if (mode == "r") {
+  if (mode == QrMode::r) {
     auto f = qr(a);
     q = f.q;
     r = f.r;
@@ -345,16 +338,16 @@ std::vector<Value> qr_jvp(const FamilyAttrs& attrs, std::span<const Value> in, s
   Value cx = sub(c, x);
   Value dr = matmul(cx, r);
   Value dq = sub(dar, matmul(q, cx));
-  if (mode == "r") return {Value{}, dr};
+  if (mode == QrMode::r) return {Value{}, dr};
   return {dq, dr};
 }
 
 // ---- norms ----------------------------------------------------------------------------------------
 
-std::vector<Value> vector_norm_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> vector_norm_jvp(const VectorNormAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
                                    std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
-  double p = attrs.get_or<double>("ord", 2.0);
+  double p = attrs.ord;
   TF_CHECK(std::isfinite(p) && p >= 1.0, UnimplementedError, "linalg.vector_norm",
            "derivative for ord = ", p, " (supported: finite ord >= 1)");
   const Value &x = in[0], &nrm = out[0];
@@ -374,10 +367,10 @@ std::vector<Value> vector_norm_jvp(const FamilyAttrs& attrs, std::span<const Val
   return {mul(num, safe_recip(den, pos))};
 }
 
-std::vector<Value> matrix_norm_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> matrix_norm_jvp(const MatrixNormAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
                                    std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
-  std::string ord = attrs.get_or<std::string>("ord", "fro");
+  const std::string ord = attrs.ord.to_string();
   const Value &a = in[0], &nrm = out[0];
   if (ord == "fro") {
     Value pos = compare(nrm, zeros_like(nrm), Dir::GT);
@@ -403,7 +396,7 @@ Value eye_like(const Value& x, const Dim& n) {
   return band(full(s, Scalar(1), x.dtype()), 0, 0);
 }
 
-std::vector<Value> pinv_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> pinv_jvp(const RankTolerance&, std::span<const Value> in, std::span<const Value> out,
                             std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
   const Value &a = in[0], &p = out[0], &da = t[0];
@@ -419,11 +412,11 @@ std::vector<Value> pinv_jvp(const FamilyAttrs&, std::span<const Value> in, std::
 
 // ---- LU (square), lu_solve (in b) ------------------------------------------------------------
 // p a = l u: F = l^-1 p da u^-1, dl = l strict_lower(F), du = upper(F) u.
-std::vector<Value> lu_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
+std::vector<Value> lu_jvp(const LuOptions& attrs, std::span<const Value> in, std::span<const Value> out,
                           std::span<const Value> t) {
   if (!t[0].defined()) return none(4);
   const Value& a = in[0];
-  TF_CHECK(known_equal(a.shape()[0], a.shape()[1]) && attrs.get_or<bool>("permutation_matrix", true),
+  TF_CHECK(known_equal(a.shape()[0], a.shape()[1]) && attrs.permutation_matrix,
            UnimplementedError, "linalg.lu", "derivative of the LU of a ", a.shape(),
            " matrix: only square matrices with permutation_matrix = true");
   const Value &l = out[1], &u = out[2], &p = out[3];
@@ -432,24 +425,18 @@ std::vector<Value> lu_jvp(const FamilyAttrs& attrs, std::span<const Value> in, s
   return {Value{}, matmul(l, band(f, -kNoLimit, -1)), matmul(band(f, 0, kNoLimit), u), Value{}};
 }
 
-Transpose trans_attr(const FamilyAttrs& attrs) {
-  std::string t = attrs.get_or<std::string>("trans", "N");
-  return t == "T" ? Transpose::transpose : t == "C" ? Transpose::adjoint : Transpose::none;
-}
-
-std::vector<Value> lu_solve_jvp(const FamilyAttrs& attrs, std::span<const Value> in, std::span<const Value>,
+std::vector<Value> lu_solve_jvp(const Transpose& trans, std::span<const Value> in, std::span<const Value>,
                                 std::span<const Value> t) {
   TF_CHECK(!t[0].defined(), UnimplementedError, "linalg.lu_solve",
            "derivative with respect to the LU factors (differentiate solve(a, b) instead)");
   if (!t[2].defined()) return none(1);
-  return {lu_solve(in[0], in[1], t[2], trans_attr(attrs))};
+  return {lu_solve(in[0], in[1], t[2], trans)};
 }
 
-std::vector<Value> lu_solve_transpose(const FamilyAttrs& attrs, std::span<const Value> in,
+std::vector<Value> lu_solve_transpose(const Transpose& t, std::span<const Value> in,
                                       std::span<const bool> linear, std::span<const Value> ct) {
   TF_CHECK(!linear[0], InternalError, "linalg.lu_solve", "is not linear in the factors");
   if (!ct[0].defined()) return none(3);
-  Transpose t = trans_attr(attrs);
   Value r;
   if (t == Transpose::none) r = lu_solve(in[0], in[1], ct[0], Transpose::adjoint);
   else if (t == Transpose::adjoint) r = lu_solve(in[0], in[1], ct[0], Transpose::none);
@@ -483,14 +470,14 @@ EigTangent eig_tangent(const Value& da_in, const Value& w, const Value& v, bool 
   return {dw, sub(dv, scale_cols(v, convert(nrm, c)))};
 }
 
-std::vector<Value> eig_jvp(const FamilyAttrs&, std::span<const Value>, std::span<const Value> out,
+std::vector<Value> eig_jvp(const NoFamilyAttrs&, std::span<const Value>, std::span<const Value> out,
                            std::span<const Value> t) {
   if (!t[0].defined()) return none(2);
   EigTangent e = eig_tangent(t[0], out[0], out[1], true);
   return {e.dw, e.dv};
 }
 
-std::vector<Value> eigvals_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value>,
+std::vector<Value> eigvals_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value>,
                                std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
   auto f = eig(in[0]);
@@ -509,16 +496,16 @@ Value top_right(const Value& x, const Dim& n) {
   return slice_axis(slice_axis(x, 0, Dim(0), n), 1, n, n + n);
 }
 Value frechet(const Value& a, const Value& e) {
-  return graph::apply_family(family().op("linalg.matrix_exp_frechet"), {}, {a, e})[0];
+  return apply(opref::matrix_exp_frechet, {}, {a, e})[0];
 }
 
-std::vector<Value> matrix_exp_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value>,
+std::vector<Value> matrix_exp_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value>,
                                   std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
   return {frechet(in[0], t[0])};
 }
 
-std::vector<Value> frechet_jvp(const FamilyAttrs&, std::span<const Value> in, std::span<const Value>,
+std::vector<Value> frechet_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value>,
                                std::span<const Value> t) {
   if (!any_defined(t)) return none(1);
   const Value &a = in[0], &e = in[1];
@@ -532,7 +519,7 @@ std::vector<Value> frechet_jvp(const FamilyAttrs&, std::span<const Value> in, st
   return {r};
 }
 
-std::vector<Value> frechet_transpose(const FamilyAttrs&, std::span<const Value> in, std::span<const bool> linear,
+std::vector<Value> frechet_transpose(const NoFamilyAttrs&, std::span<const Value> in, std::span<const bool> linear,
                                      std::span<const Value> ct) {
   TF_CHECK(!linear[0], UnimplementedError, "linalg.matrix_exp_frechet",
            "reverse mode over its first operand (third derivatives of matrix_exp in reverse mode)");
@@ -540,66 +527,84 @@ std::vector<Value> frechet_transpose(const FamilyAttrs&, std::span<const Value> 
   return {Value{}, frechet(adj(in[0]), ct[0])};
 }
 
-std::vector<TensorMeta> infer_frechet(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  const char* op = "linalg.matrix_exp_frechet";
-  TF_CHECK(in[0].dtype == in[1].dtype && in[0].shape == in[1].shape, ShapeError, op,
-           "operands must have one dtype and shape, got ", in[0].dtype, in[0].shape, " and ", in[1].dtype,
-           in[1].shape);
-  return family().op("linalg.matrix_exp").infer({}, in.subspan(0, 1));
-}
-
-std::vector<Tensor> frechet_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+// The CPU kernel of linalg.matrix_exp_frechet: the top-right block of
+// exp([[a, e], [0, a]]), run eagerly with graph operations.
+std::vector<Tensor> frechet_kernel(const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
   graph::NoGradGuard no_grad;
   graph::EagerScope scope(be);
   Value a = graph::constant(in[0]), e = graph::constant(in[1]);
-  Value ex = graph::apply_family(family().op("linalg.matrix_exp"), {}, {block2(a, e, zeros_like(a), a)})[0];
+  Value ex = apply(opref::matrix_exp, {}, {block2(a, e, zeros_like(a), a)})[0];
   return {top_right(ex, a.shape()[0]).value().contiguous()};
 }
 
-void set(OpFamily& f, std::string_view name, FamilyOp::JvpFn jvp, FamilyOp::TransposeFn transpose = {}) {
-  for (FamilyOp& o : f.ops)
-    if (o.name == name) {
-      o.jvp = std::move(jvp);
-      if (transpose) o.transpose = std::move(transpose);
-      return;
-    }
-  TF_THROW(InternalError, "linalg", "no op ", name, " to attach a rule to");
+// ---- band -------------------------------------------------------------------------------------
+// Linear and self-adjoint (a projection).
+std::vector<Value> band_linear(const BandAttrs& attrs, std::span<const Value> x) {
+  if (!x[0].defined()) return {Value{}};
+  return {band(x[0], attrs.lo, attrs.hi)};
 }
 
 }  // namespace
 
-FamilyOp matrix_exp_frechet_op() {
-  FamilyOp f;
-  f.name = "linalg.matrix_exp_frechet";
-  f.num_inputs = 2;
-  f.num_outputs = 1;
-  f.infer = infer_frechet;
-  f.sym_infer = [](const FamilyAttrs&, std::span<const SymMeta> in) { return std::vector<SymMeta>{in[0]}; };
-  f.cpu_kernel = frechet_kernel;
-  return f;
+// ---- the rule bundles (one per row of ops.hpp) -------------------------------------------------
+
+// Not differentiable: integer outputs (lu_factor's pivots, matrix_rank) or
+// no derivative rule yet (lstsq, cond).
+FamilyRules<NoFamilyAttrs> lu_factor_rules() { return {}; }
+FamilyRules<LstsqOptions> lstsq_rules() { return {}; }
+FamilyRules<RankTolerance> matrix_rank_rules() { return {}; }
+FamilyRules<CondAttrs> cond_rules() { return {}; }
+
+FamilyRules<SvdAttrs> svd_rules() { return {.jvp = svd_jvp}; }
+FamilyRules<NoFamilyAttrs> svdvals_rules() { return {.jvp = svdvals_jvp}; }
+FamilyRules<SvdTruncatedOptions> svd_truncated_rules() { return {.jvp = svd_truncated_jvp}; }
+FamilyRules<RankTolerance> pinv_rules() { return {.jvp = pinv_jvp}; }
+FamilyRules<QrMode> qr_rules() { return {.jvp = qr_jvp}; }
+FamilyRules<LuOptions> lu_rules() { return {.jvp = lu_jvp}; }
+FamilyRules<Transpose> lu_solve_rules() { return {.jvp = lu_solve_jvp, .transpose = lu_solve_transpose}; }
+FamilyRules<NoFamilyAttrs> solve_rules() { return {.jvp = solve_jvp, .transpose = solve_transpose}; }
+FamilyRules<NoFamilyAttrs> inv_rules() { return {.jvp = inv_jvp}; }
+FamilyRules<NoFamilyAttrs> det_rules() { return {.jvp = det_jvp}; }
+FamilyRules<NoFamilyAttrs> slogdet_rules() { return {.jvp = slogdet_jvp}; }
+FamilyRules<TriangleOptions> cholesky_rules() { return {.jvp = cholesky_jvp}; }
+FamilyRules<TriangularSolveOptions> triangular_solve_rules() {
+  return {.jvp = triangular_solve_jvp, .transpose = triangular_solve_transpose};
+}
+FamilyRules<TriangleOptions> eigh_rules() { return {.jvp = eigh_jvp}; }
+FamilyRules<NoFamilyAttrs> eig_rules() { return {.jvp = eig_jvp}; }
+FamilyRules<NoFamilyAttrs> eigvals_rules() { return {.jvp = eigvals_jvp}; }
+FamilyRules<NoFamilyAttrs> matrix_exp_rules() { return {.jvp = matrix_exp_jvp}; }
+FamilyRules<NoFamilyAttrs> matrix_exp_frechet_rules() {
+  return {.jvp = frechet_jvp, .transpose = frechet_transpose};
+}
+FamilyRules<VectorNormAttrs> vector_norm_rules() { return {.jvp = vector_norm_jvp}; }
+FamilyRules<MatrixNormAttrs> matrix_norm_rules() { return {.jvp = matrix_norm_jvp}; }
+FamilyRules<BandAttrs> band_rules() {
+  return {.jvp = [](const BandAttrs& a, std::span<const Value>, std::span<const Value>,
+                    std::span<const Value> t) { return band_linear(a, t); },
+          .transpose = [](const BandAttrs& a, std::span<const Value>, std::span<const bool>,
+                          std::span<const Value> ct) { return band_linear(a, ct); }};
 }
 
-void attach_ad_rules(OpFamily& f) {
-  set(f, "linalg.svd", svd_jvp);
-  set(f, "linalg.svdvals", svdvals_jvp);
-  set(f, "linalg.svd_truncated", svd_truncated_jvp);
-  set(f, "linalg.eigh", eigh_jvp);
-  set(f, "linalg.cholesky", cholesky_jvp);
-  set(f, "linalg.solve", solve_jvp, solve_transpose);
-  set(f, "linalg.triangular_solve", triangular_solve_jvp, triangular_solve_transpose);
-  set(f, "linalg.inv", inv_jvp);
-  set(f, "linalg.det", det_jvp);
-  set(f, "linalg.slogdet", slogdet_jvp);
-  set(f, "linalg.qr", qr_jvp);
-  set(f, "linalg.vector_norm", vector_norm_jvp);
-  set(f, "linalg.matrix_norm", matrix_norm_jvp);
-  set(f, "linalg.pinv", pinv_jvp);
-  set(f, "linalg.lu", lu_jvp);
-  set(f, "linalg.lu_solve", lu_solve_jvp, lu_solve_transpose);
-  set(f, "linalg.eig", eig_jvp);
-  set(f, "linalg.eigvals", eigvals_jvp);
-  set(f, "linalg.matrix_exp", matrix_exp_jvp);
-  set(f, "linalg.matrix_exp_frechet", frechet_jvp, frechet_transpose);
+// ---- linalg.matrix_exp_frechet ----------------------------------------------------------------
+// Declared here: its kernel is written with graph operations (above).
+
+FamilyOp declare_matrix_exp_frechet() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = "linalg.matrix_exp_frechet", .num_inputs = 2, .num_outputs = 1, .ad = AdKind::nonlinear},
+      []<class D>(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
+        const char* op = "linalg.matrix_exp_frechet";
+        bool same = in[0].dtype == in[1].dtype && in[0].shape.size() == in[1].shape.size();
+        for (std::size_t i = 0; same && i < in[0].shape.size(); ++i) same = !differs(in[0].shape[i], in[1].shape[i]);
+        TF_CHECK(same, ShapeError, op, "operands must have one dtype and shape, got ", in[0].dtype, in[0].shape,
+                 " and ", in[1].dtype, in[1].shape);
+        matrix_shape(op, in[0], "a");
+        require_square(op, in[0], "a");
+        return std::vector<BasicTensorMeta<D>>{in[0]};
+      },
+      matrix_exp_frechet_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(frechet_kernel);
+  return op;
 }
 
 }  // namespace tenferro::linalg::detail

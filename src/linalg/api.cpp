@@ -1,151 +1,117 @@
-// The eager linalg functions: each builds the op's attributes and runs the
-// family op through call_family (all semantics live in the family ops).
-#include <cmath>
-
+// The eager linalg functions: each runs its family op through the op's
+// typed reference (Note [Declaring a linalg op] in ops.hpp); all semantics
+// live in the family ops.
+#include "ops.hpp"
 #include "tenferro/linalg.hpp"
 
 namespace tenferro::linalg {
-namespace {
 
-// The family op `name`, looked up once.
-#define TF_LINALG_OP(name)                                   \
-  []() -> const FamilyOp& {                                  \
-    static const FamilyOp& op = family().op("linalg." name); \
-    return op;                                               \
-  }()
-
-std::vector<Tensor> run(const FamilyOp& op, const FamilyAttrs& attrs,
-                        std::initializer_list<Tensor> inputs, Backend& backend) {
-  return call_family(op, attrs, std::span<const Tensor>(inputs.begin(), inputs.size()), backend);
-}
-
-Tensor run1(const FamilyOp& op, const FamilyAttrs& attrs, std::initializer_list<Tensor> inputs,
-            Backend& backend) {
-  return run(op, attrs, inputs, backend)[0];
-}
-
-FamilyAttrs tolerance_attrs(const RankTolerance& t) { return {{"rtol", t.rtol}, {"atol", t.atol}}; }
-
-}  // namespace
-
-std::string NormOrder::to_string() const {
-  if (is_named()) return name_;
-  if (std::isinf(p_)) return p_ > 0 ? "inf" : "-inf";
-  if (p_ == std::floor(p_) && std::abs(p_) < 1e15)
-    return std::to_string(static_cast<long long>(p_));
-  return ::tenferro::detail::str(p_);
-}
+using detail::call;
+namespace opref = detail::opref;
 
 // ---- decompositions -------------------------------------------------------------------
 
 SvdResult svd(const Tensor& a, Backend& backend, SvdOptions options) {
-  auto out = run(TF_LINALG_OP("svd"), {{"full_matrices", options.full_matrices}}, {a}, backend);
+  auto out = call(opref::svd, SvdAttrs{.full_matrices = options.full_matrices}, {a}, backend);
   return {out[0], out[1], out[2]};
 }
 
 Tensor svdvals(const Tensor& a, Backend& backend) {
-  return run1(TF_LINALG_OP("svdvals"), {}, {a}, backend);
+  return call(opref::svdvals, {}, {a}, backend)[0];
 }
 
 SvdResult svd_truncated(const Tensor& a, Backend& backend, SvdTruncatedOptions options) {
-  auto out = run(TF_LINALG_OP("svd_truncated"),
-                 {{"max_rank", options.max_rank}, {"rtol", options.rtol}}, {a}, backend);
+  auto out = call(opref::svd_truncated, options, {a}, backend);
   return {out[0], out[1], out[2]};
 }
 
 QrResult qr(const Tensor& a, Backend& backend, QrMode mode) {
-  const char* m = mode == QrMode::reduced ? "reduced" : mode == QrMode::complete ? "complete" : "r";
-  auto out = run(TF_LINALG_OP("qr"), {{"mode", std::string(m)}}, {a}, backend);
+  auto out = call(opref::qr, mode, {a}, backend);
   return {out[0], out[1]};
 }
 
 LuResult lu(const Tensor& a, Backend& backend, LuOptions options) {
-  auto out =
-      run(TF_LINALG_OP("lu"), {{"permutation_matrix", options.permutation_matrix}}, {a}, backend);
+  auto out = call(opref::lu, options, {a}, backend);
   return {out[0], out[1], out[2], out[3]};
 }
 
 LuFactorResult lu_factor(const Tensor& a, Backend& backend) {
-  auto out = run(TF_LINALG_OP("lu_factor"), {}, {a}, backend);
+  auto out = call(opref::lu_factor, {}, {a}, backend);
   return {out[0], out[1]};
 }
 
 Tensor cholesky(const Tensor& a, Backend& backend, TriangleOptions options) {
-  return run1(TF_LINALG_OP("cholesky"), {{"lower", options.lower}}, {a}, backend);
+  return call(opref::cholesky, options, {a}, backend)[0];
 }
 
 EighResult eigh(const Tensor& a, Backend& backend, TriangleOptions options) {
-  auto out = run(TF_LINALG_OP("eigh"), {{"lower", options.lower}}, {a}, backend);
+  auto out = call(opref::eigh, options, {a}, backend);
   return {out[0], out[1]};
 }
 
 EigResult eig(const Tensor& a, Backend& backend) {
-  auto out = run(TF_LINALG_OP("eig"), {}, {a}, backend);
+  auto out = call(opref::eig, {}, {a}, backend);
   return {out[0], out[1]};
 }
 
 Tensor eigvals(const Tensor& a, Backend& backend) {
-  return run1(TF_LINALG_OP("eigvals"), {}, {a}, backend);
+  return call(opref::eigvals, {}, {a}, backend)[0];
 }
 
 // ---- solvers ---------------------------------------------------------------------------
 
 Tensor solve(const Tensor& a, const Tensor& b, Backend& backend) {
-  return run1(TF_LINALG_OP("solve"), {}, {a, b}, backend);
+  return call(opref::solve, {}, {a, b}, backend)[0];
 }
 
 Tensor triangular_solve(const Tensor& a, const Tensor& b, Backend& backend,
                         TriangularSolveOptions options) {
-  return run1(
-      TF_LINALG_OP("triangular_solve"),
-      {{"lower", options.lower}, {"left", options.left}, {"unit_diagonal", options.unit_diagonal}},
-      {a, b}, backend);
+  return call(opref::triangular_solve, options, {a, b}, backend)[0];
 }
 
 Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, Backend& backend,
                 Transpose trans) {
-  const char* t = trans == Transpose::none ? "N" : trans == Transpose::transpose ? "T" : "C";
-  return run1(TF_LINALG_OP("lu_solve"), {{"trans", std::string(t)}}, {lu, pivots, b}, backend);
+  return call(opref::lu_solve, trans, {lu, pivots, b}, backend)[0];
 }
 
 Tensor inv(const Tensor& a, Backend& backend) {
-  return run1(TF_LINALG_OP("inv"), {}, {a}, backend);
+  return call(opref::inv, {}, {a}, backend)[0];
 }
 
 LstsqResult lstsq(const Tensor& a, const Tensor& b, Backend& backend, LstsqOptions options) {
-  auto out = run(TF_LINALG_OP("lstsq"), {{"rcond", options.rcond}}, {a, b}, backend);
+  auto out = call(opref::lstsq, options, {a, b}, backend);
   return {out[0], out[1], out[2], out[3]};
 }
 
 Tensor pinv(const Tensor& a, Backend& backend, RankTolerance tolerance) {
-  return run1(TF_LINALG_OP("pinv"), tolerance_attrs(tolerance), {a}, backend);
+  return call(opref::pinv, tolerance, {a}, backend)[0];
 }
 
 // ---- functions -------------------------------------------------------------------------
 
 Tensor det(const Tensor& a, Backend& backend) {
-  return run1(TF_LINALG_OP("det"), {}, {a}, backend);
+  return call(opref::det, {}, {a}, backend)[0];
 }
 
 SlogdetResult slogdet(const Tensor& a, Backend& backend) {
-  auto out = run(TF_LINALG_OP("slogdet"), {}, {a}, backend);
+  auto out = call(opref::slogdet, {}, {a}, backend);
   return {out[0], out[1]};
 }
 
 Tensor matrix_exp(const Tensor& a, Backend& backend) {
-  return run1(TF_LINALG_OP("matrix_exp"), {}, {a}, backend);
+  return call(opref::matrix_exp, {}, {a}, backend)[0];
 }
 
 Tensor matrix_rank(const Tensor& a, Backend& backend, RankTolerance tolerance) {
-  return run1(TF_LINALG_OP("matrix_rank"), tolerance_attrs(tolerance), {a}, backend);
+  return call(opref::matrix_rank, tolerance, {a}, backend)[0];
 }
 
 Tensor vector_norm(const Tensor& x, Backend& backend, double ord) {
-  return run1(TF_LINALG_OP("vector_norm"), {{"ord", ord}}, {x}, backend);
+  return call(opref::vector_norm, VectorNormAttrs{ord}, {x}, backend)[0];
 }
 
 Tensor matrix_norm(const Tensor& a, Backend& backend, NormOrder ord) {
-  return run1(TF_LINALG_OP("matrix_norm"), {{"ord", ord.to_string()}}, {a}, backend);
+  return call(opref::matrix_norm, MatrixNormAttrs{std::move(ord)}, {a}, backend)[0];
 }
 
 Tensor norm(const Tensor& a, Backend& backend) {
@@ -162,9 +128,7 @@ Tensor norm(const Tensor& a, Backend& backend, NormOrder ord) {
 }
 
 Tensor cond(const Tensor& a, Backend& backend, NormOrder ord) {
-  return run1(TF_LINALG_OP("cond"), {{"ord", ord.to_string()}}, {a}, backend);
+  return call(opref::cond, CondAttrs{std::move(ord)}, {a}, backend)[0];
 }
-
-#undef TF_LINALG_OP
 
 }  // namespace tenferro::linalg

@@ -9,58 +9,7 @@
 
 namespace tenferro::linalg::detail {
 
-MatrixShape matrix_shape(const char* op, const TensorMeta& m, const char* name) {
-  TF_CHECK(is_float(m.dtype), DTypeError, op, "operand ", name, " has dtype ", m.dtype,
-           "; expected one of ", kFloatDTypes);
-  TF_CHECK(m.shape.size() >= 2, ShapeError, op, "operand ", name,
-           " must be a matrix [m, n, batch...] of rank >= 2, got shape ", m.shape);
-  return {m.shape[0], m.shape[1], Shape(m.shape.begin() + 2, m.shape.end())};
-}
-
-void require_square(const char* op, const TensorMeta& m, const char* name) {
-  TF_CHECK(m.shape[0] == m.shape[1], ShapeError, op, "operand ", name,
-           " must be square [n, n, batch...], got shape ", m.shape);
-}
-
-void require_same_dtype(const char* op, const TensorMeta& a, const char* an, const TensorMeta& b,
-                        const char* bn) {
-  TF_CHECK(a.dtype == b.dtype, DTypeError, op, "operands ", an, " and ", bn,
-           " must have one dtype, got ", a.dtype, " and ", b.dtype);
-}
-
-void require_same_batch(const char* op, const MatrixShape& a, const TensorMeta& am, const char* an,
-                        const MatrixShape& b, const TensorMeta& bm, const char* bn) {
-  TF_CHECK(a.batch == b.batch, ShapeError, op, "batch axes (axes 2...) differ: ", an, " ", am.shape,
-           " vs ", bn, " ", bm.shape, "; they must agree exactly");
-}
-
-Shape with_batch(std::initializer_list<std::int64_t> lead, const Shape& batch) {
-  Shape s(lead.begin(), lead.end());
-  for (auto e : batch) s.push_back(e);
-  return s;
-}
-
-RhsShape rhs_shape(const char* op, const TensorMeta& a, const MatrixShape& as, const TensorMeta& b,
-                   const char* an, const char* bn, std::int64_t rows_expected) {
-  require_same_dtype(op, a, an, b, bn);
-  if (b.shape.size() == 1) {
-    TF_CHECK(as.batch.empty(), ShapeError, op, "a vector ", bn, " ", b.shape,
-             " needs an unbatched ", an, ", got ", an, " ", a.shape, "; give ", bn,
-             " as [n, r, batch...]");
-    TF_CHECK(b.shape[0] == rows_expected, ShapeError, op, "operand ", bn, " ", b.shape,
-             " must have ", rows_expected, " rows to match ", an, " ", a.shape);
-    return {{b.shape[0], 1, {}}, true};
-  }
-  MatrixShape bs = matrix_shape(op, b, bn);
-  TF_CHECK(bs.rows == rows_expected, ShapeError, op, "operand ", bn, " ", b.shape, " must have ",
-           rows_expected, " rows to match ", an, " ", a.shape);
-  require_same_batch(op, as, a, an, bs, b, bn);
-  return {bs, false};
-}
-
-double tolerance_attr(const char* op, const FamilyAttrs& attrs, const char* key, double fallback,
-                      bool allow_negative_default) {
-  double v = attrs.get_or<double>(key, fallback);
+double checked_tolerance(const char* op, const char* key, double v, bool allow_negative_default) {
   TF_CHECK(!std::isnan(v) && (v >= 0 || allow_negative_default), ValueError, op, "attribute ", key,
            " must be >= 0", allow_negative_default ? " (or negative for the default)" : "",
            ", got ", v);

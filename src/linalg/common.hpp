@@ -21,12 +21,16 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <type_traits>
 #include <string>
 #include <vector>
 
 #include "lapack.hpp"
 #include "tenferro/linalg/error.hpp"
+#include "tenferro/ops/dim.hpp"
 #include "tenferro/ops/family.hpp"
+#include "tenferro/ops/infer.hpp"
 #include "tenferro/tensor/strided_copy.hpp"
 #include "tenferro/tensor/tensor.hpp"
 
@@ -35,40 +39,120 @@ namespace tenferro::linalg::detail {
 using lapack::lapack_int;
 
 // ---- inference helpers ----------------------------------------------------------
+// Templates over the extent type D: std::int64_t (concrete inference) or Dim
+// (symbolic inference, traced programs). One inference per op serves both
+// (Note [Declaring a linalg op] in ops.hpp); a check that symbolic extents
+// cannot decide yet passes and is made again when the program runs.
+
+/// a != b is certain (always decided for concrete extents).
+inline bool differs(std::int64_t a, std::int64_t b) { return a != b; }
+inline bool differs(const Dim& a, const Dim& b) { return known_different(a, b); }
+/// The value of a constant extent (always, for concrete extents).
+inline std::optional<std::int64_t> constant_extent(std::int64_t v) { return v; }
+inline std::optional<std::int64_t> constant_extent(const Dim& d) { return d.try_value(); }
+
+/// min(a, b); over symbols, a fresh symbol bound when the op runs unless
+/// the answer is decidable now.
+inline std::int64_t min_extent(std::int64_t a, std::int64_t b) { return std::min(a, b); }
+inline Dim min_extent(const Dim& a, const Dim& b) {
+  if (known_equal(a, b)) return a;
+  auto x = a.try_value(), y = b.try_value();
+  if (x && y) return Dim(std::min(*x, *y));
+  return Dim::fresh("k");
+}
 
 /// Extents of a matrix operand [rows, cols, batch...].
-struct MatrixShape {
-  std::int64_t rows = 0;
-  std::int64_t cols = 0;
-  Shape batch;
+template <class D>
+struct BasicMatrixShape {
+  D rows{};
+  D cols{};
+  ExtentList<D> batch;
 };
+using MatrixShape = BasicMatrixShape<std::int64_t>;
 
 /// Checks that operand `name` of `op` has a float dtype and rank >= 2.
-MatrixShape matrix_shape(const char* op, const TensorMeta& m, const char* name);
+template <class D>
+BasicMatrixShape<D> matrix_shape(const char* op, const BasicTensorMeta<D>& m, const char* name) {
+  TF_CHECK(is_float(m.dtype), DTypeError, op, "operand ", name, " has dtype ", m.dtype,
+           "; expected one of ", kFloatDTypes);
+  TF_CHECK(m.shape.size() >= 2, ShapeError, op, "operand ", name,
+           " must be a matrix [m, n, batch...] of rank >= 2, got shape ", m.shape);
+  return {m.shape[0], m.shape[1], ExtentList<D>(m.shape.begin() + 2, m.shape.end())};
+}
 /// ShapeError unless rows == cols.
-void require_square(const char* op, const TensorMeta& m, const char* name);
+template <class D>
+void require_square(const char* op, const BasicTensorMeta<D>& m, const char* name) {
+  TF_CHECK(!differs(m.shape[0], m.shape[1]), ShapeError, op, "operand ", name,
+           " must be square [n, n, batch...], got shape ", m.shape);
+}
 /// DTypeError unless both operands have one dtype.
-void require_same_dtype(const char* op, const TensorMeta& a, const char* an, const TensorMeta& b,
-                        const char* bn);
+template <class D>
+void require_same_dtype(const char* op, const BasicTensorMeta<D>& a, const char* an,
+                        const BasicTensorMeta<D>& b, const char* bn) {
+  TF_CHECK(a.dtype == b.dtype, DTypeError, op, "operands ", an, " and ", bn,
+           " must have one dtype, got ", a.dtype, " and ", b.dtype);
+}
 /// ShapeError unless the batch axes agree.
-void require_same_batch(const char* op, const MatrixShape& a, const TensorMeta& am, const char* an,
-                        const MatrixShape& b, const TensorMeta& bm, const char* bn);
-/// `lead` followed by `batch`.
-Shape with_batch(std::initializer_list<std::int64_t> lead, const Shape& batch);
+template <class D>
+void require_same_batch(const char* op, const BasicMatrixShape<D>& a, const BasicTensorMeta<D>& am,
+                        const char* an, const BasicMatrixShape<D>& b, const BasicTensorMeta<D>& bm,
+                        const char* bn) {
+  bool same = a.batch.size() == b.batch.size();
+  for (std::size_t i = 0; same && i < a.batch.size(); ++i) same = !differs(a.batch[i], b.batch[i]);
+  TF_CHECK(same, ShapeError, op, "batch axes (axes 2...) differ: ", an, " ", am.shape, " vs ", bn,
+           " ", bm.shape, "; they must agree exactly");
+}
+/// `lead` followed by `batch` (with_batch<D> in generic inference).
+template <class D>
+ExtentList<D> with_batch(std::initializer_list<std::type_identity_t<D>> lead, const ExtentList<D>& batch) {
+  ExtentList<D> s(lead.begin(), lead.end());
+  for (const D& e : batch) s.push_back(e);
+  return s;
+}
+inline Shape with_batch(std::initializer_list<std::int64_t> lead, const Shape& batch) {
+  return with_batch<std::int64_t>(lead, batch);
+}
 
 /// A right-hand side operand: [n, r, batch...] with the batch of a
 /// [n, n, batch...] matrix, or a vector [n] when that matrix has no batch.
 /// Returns the matrix shape with `is_vector` set for a vector (then cols = 1).
+template <class D>
 struct RhsShape {
-  MatrixShape shape;
+  BasicMatrixShape<D> shape;
   bool is_vector = false;
 };
-RhsShape rhs_shape(const char* op, const TensorMeta& a, const MatrixShape& as, const TensorMeta& b,
-                   const char* an, const char* bn, std::int64_t rows_expected);
+template <class D>
+RhsShape<D> rhs_shape(const char* op, const BasicTensorMeta<D>& a, const BasicMatrixShape<D>& as,
+                      const BasicTensorMeta<D>& b, const char* an, const char* bn, const D& rows_expected) {
+  require_same_dtype(op, a, an, b, bn);
+  if (b.shape.size() == 1) {
+    TF_CHECK(as.batch.empty(), ShapeError, op, "a vector ", bn, " ", b.shape,
+             " needs an unbatched ", an, ", got ", an, " ", a.shape, "; give ", bn,
+             " as [n, r, batch...]");
+    TF_CHECK(!differs(b.shape[0], rows_expected), ShapeError, op, "operand ", bn, " ", b.shape,
+             " must have ", rows_expected, " rows to match ", an, " ", a.shape);
+    return {{b.shape[0], D(1), {}}, true};
+  }
+  BasicMatrixShape<D> bs = matrix_shape(op, b, bn);
+  TF_CHECK(!differs(bs.rows, rows_expected), ShapeError, op, "operand ", bn, " ", b.shape,
+           " must have ", rows_expected, " rows to match ", an, " ", a.shape);
+  require_same_batch(op, as, a, an, bs, b, bn);
+  return {bs, false};
+}
+
+/// The inference of an op on one square matrix whose output is like it.
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_square(const char* op, std::span<const BasicTensorMeta<D>> in) {
+  matrix_shape(op, in[0], "a");
+  require_square(op, in[0], "a");
+  return {in[0]};
+}
 
 /// A real attribute >= 0 (or the negative "default" sentinel when allowed).
-double tolerance_attr(const char* op, const FamilyAttrs& attrs, const char* key, double fallback,
-                      bool allow_negative_default);
+double checked_tolerance(const char* op, const char* key, double v, bool allow_negative_default);
+
+/// The metadata of a tensor (for a kernel that reuses its op's inference).
+inline TensorMeta meta_of(const Tensor& t) { return {t.dtype(), t.shape()}; }
 
 // ---- kernel helpers ------------------------------------------------------------------
 
@@ -226,18 +310,6 @@ template <class T>
 void set_identity(T* p, std::int64_t rows, std::int64_t cols) {
   std::fill(p, p + rows * cols, T(0));
   for (std::int64_t i = 0; i < std::min(rows, cols); ++i) p[i + i * rows] = T(1);
-}
-
-/// A family op with a CPU kernel only.
-inline FamilyOp cpu_op(const char* name, int num_inputs, int num_outputs, FamilyOp::InferFn infer,
-                       FamilyOp::KernelFn kernel) {
-  FamilyOp op;
-  op.name = name;
-  op.num_inputs = num_inputs;
-  op.num_outputs = num_outputs;
-  op.infer = std::move(infer);
-  op.cpu_kernel = std::move(kernel);
-  return op;
 }
 
 }  // namespace tenferro::linalg::detail

@@ -21,10 +21,11 @@ std::string no_convergence(const char* routine, int info) {
 
 // ---- linalg.eigh -------------------------------------------------------------------
 
-std::vector<TensorMeta> infer_eigh(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kEigh, in[0], "a");
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_eigh(const TriangleOptions&, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kEigh, in[0], "a");
   require_square(kEigh, in[0], "a");
-  return {{real_dtype(in[0].dtype), with_batch({s.rows}, s.batch)}, {in[0].dtype, in[0].shape}};
+  return {{real_dtype(in[0].dtype), with_batch<D>({s.rows}, s.batch)}, in[0]};
 }
 
 template <class T>
@@ -78,11 +79,11 @@ void eigh_into(const Tensor& a, bool lower, real_t<T>* w, T* v) {
                   [](int info) { return no_convergence("syevd/heevd", info); });
 }
 
-std::vector<Tensor> eigh_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> eigh_kernel(const TriangleOptions& attrs, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
-  const bool lower = attrs.get_or<bool>("lower", true);
+  const bool lower = attrs.lower;
   check_finite(kEigh, a, "a", lower ? Region::lower : Region::upper);
-  std::vector<TensorMeta> metas = infer_eigh(attrs, {{TensorMeta{a.dtype(), a.shape()}}});
+  std::vector<TensorMeta> metas = infer_eigh<std::int64_t>(attrs, {{meta_of(a)}});
   Tensor w = be.empty(metas[0].dtype, metas[0].shape);
   Tensor v = be.empty(metas[1].dtype, metas[1].shape);
   visit_dtype<kFloatDTypes>(
@@ -92,11 +93,12 @@ std::vector<Tensor> eigh_kernel(const FamilyAttrs& attrs, std::span<const Tensor
 
 // ---- linalg.eig, linalg.eigvals -----------------------------------------------------------
 
-std::vector<TensorMeta> infer_eig(const char* op, std::span<const TensorMeta> in, bool vectors) {
-  MatrixShape s = matrix_shape(op, in[0], "a");
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_eig(const char* op, std::span<const BasicTensorMeta<D>> in, bool vectors) {
+  BasicMatrixShape<D> s = matrix_shape(op, in[0], "a");
   require_square(op, in[0], "a");
   DType c = complex_dtype(in[0].dtype);
-  std::vector<TensorMeta> out{{c, with_batch({s.rows}, s.batch)}};
+  std::vector<BasicTensorMeta<D>> out{{c, with_batch<D>({s.rows}, s.batch)}};
   if (vectors) out.push_back({c, in[0].shape});
   return out;
 }
@@ -193,7 +195,7 @@ void eig_into(const char* op, const Tensor& a, std::complex<real_t<T>>* w,
 std::vector<Tensor> eig_kernel(const char* op, const Tensor& a, bool vectors, Backend& be) {
   check_finite(op, a, "a");
   std::vector<Tensor> out;
-  for (const TensorMeta& m : infer_eig(op, {{TensorMeta{a.dtype(), a.shape()}}}, vectors))
+  for (const TensorMeta& m : infer_eig<std::int64_t>(op, {{meta_of(a)}}, vectors))
     out.push_back(be.empty(m.dtype, m.shape));
   visit_dtype<kFloatDTypes>(a.dtype(), op, [&]<class T>() {
     using C = std::complex<real_t<T>>;
@@ -204,26 +206,34 @@ std::vector<Tensor> eig_kernel(const char* op, const Tensor& a, bool vectors, Ba
 
 }  // namespace
 
-std::vector<FamilyOp> eig_ops() {
-  return {
-      cpu_op(kEigh, 1, 2, infer_eigh, eigh_kernel),
-      cpu_op(
-          kEig, 1, 2,
-          [](const FamilyAttrs&, std::span<const TensorMeta> in) {
-            return infer_eig(kEig, in, true);
-          },
-          [](const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
-            return eig_kernel(kEig, in[0], true, be);
-          }),
-      cpu_op(
-          kEigvals, 1, 1,
-          [](const FamilyAttrs&, std::span<const TensorMeta> in) {
-            return infer_eig(kEigvals, in, false);
-          },
-          [](const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
-            return eig_kernel(kEigvals, in[0], false, be);
-          }),
-  };
+// ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
+
+FamilyOp declare_eigh() {
+  FamilyOp op = define_family_op<TriangleOptions>(
+      {.name = kEigh, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
+      [](const TriangleOptions& a, auto in) { return infer_eigh(a, in); }, eigh_rules());
+  op.cpu_kernel = typed_kernel<TriangleOptions>(eigh_kernel);
+  return op;
+}
+
+FamilyOp declare_eig() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kEig, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs&, auto in) { return infer_eig(kEig, in, true); }, eig_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+    return eig_kernel(kEig, in[0], true, be);
+  });
+  return op;
+}
+
+FamilyOp declare_eigvals() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kEigvals, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs&, auto in) { return infer_eig(kEigvals, in, false); }, eigvals_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+    return eig_kernel(kEigvals, in[0], false, be);
+  });
+  return op;
 }
 
 }  // namespace tenferro::linalg::detail

@@ -11,16 +11,20 @@ namespace {
 
 constexpr const char* kLstsq = "linalg.lstsq";
 
-std::vector<TensorMeta> infer_lstsq(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
-  MatrixShape as = matrix_shape(kLstsq, in[0], "a");
-  RhsShape rs = rhs_shape(kLstsq, in[0], as, in[1], "a", "b", as.rows);
-  tolerance_attr(kLstsq, attrs, "rcond", -1.0, true);
+// Residuals exist only when m > n: over symbols, decided when the op runs
+// unless both extents are constant.
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_lstsq(const LstsqOptions& attrs, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> as = matrix_shape(kLstsq, in[0], "a");
+  RhsShape<D> rs = rhs_shape(kLstsq, in[0], as, in[1], "a", "b", as.rows);
+  checked_tolerance(kLstsq, "rcond", attrs.rcond, true);
   const DType d = in[0].dtype, r = real_dtype(d);
-  const std::int64_t m = as.rows, n = as.cols, nrhs = rs.shape.cols;
-  const std::int64_t nres = m > n ? nrhs : 0;
-  Shape x = rs.is_vector ? Shape{n} : with_batch({n, nrhs}, as.batch);
-  Shape res = rs.is_vector ? Shape{nres} : with_batch({nres}, as.batch);
-  return {{d, x}, {r, res}, {DType::i64, as.batch}, {r, with_batch({std::min(m, n)}, as.batch)}};
+  const D m = as.rows, n = as.cols, nrhs = rs.shape.cols;
+  const auto mc = constant_extent(m), nc = constant_extent(n);
+  const D nres = mc && nc ? (*mc > *nc ? nrhs : D(0)) : dynamic_extent<D>("res");
+  ExtentList<D> x = rs.is_vector ? ExtentList<D>{n} : with_batch<D>({n, nrhs}, as.batch);
+  ExtentList<D> res = rs.is_vector ? ExtentList<D>{nres} : with_batch<D>({nres}, as.batch);
+  return {{d, x}, {r, res}, {DType::i64, as.batch}, {r, with_batch<D>({min_extent(m, n)}, as.batch)}};
 }
 
 template <class T>
@@ -120,11 +124,10 @@ std::vector<Tensor> lstsq_typed(const Tensor& a, const Tensor& b_in, double rcon
   return out;
 }
 
-std::vector<Tensor> lstsq_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+std::vector<Tensor> lstsq_kernel(const LstsqOptions& attrs, std::span<const Tensor> in,
                                  Backend& be) {
-  std::vector<TensorMeta> metas = infer_lstsq(attrs, {{TensorMeta{in[0].dtype(), in[0].shape()},
-                                                       TensorMeta{in[1].dtype(), in[1].shape()}}});
-  const double rcond = attrs.get_or<double>("rcond", -1.0);
+  std::vector<TensorMeta> metas = infer_lstsq<std::int64_t>(attrs, {{meta_of(in[0]), meta_of(in[1])}});
+  const double rcond = attrs.rcond;
   return visit_dtype<kFloatDTypes>(in[0].dtype(), kLstsq, [&]<class T>() {
     return lstsq_typed<T>(in[0], in[1], rcond, metas, be);
   });
@@ -132,6 +135,12 @@ std::vector<Tensor> lstsq_kernel(const FamilyAttrs& attrs, std::span<const Tenso
 
 }  // namespace
 
-std::vector<FamilyOp> lstsq_ops() { return {cpu_op(kLstsq, 2, 4, infer_lstsq, lstsq_kernel)}; }
+FamilyOp declare_lstsq() {
+  FamilyOp op = define_family_op<LstsqOptions>(
+      {.name = kLstsq, .num_inputs = 2, .num_outputs = 4, .ad = AdKind::none},
+      [](const LstsqOptions& a, auto in) { return infer_lstsq(a, in); }, lstsq_rules());
+  op.cpu_kernel = typed_kernel<LstsqOptions>(lstsq_kernel);
+  return op;
+}
 
 }  // namespace tenferro::linalg::detail

@@ -48,15 +48,17 @@ bool load_square(T* dst, const T* base, const MatrixBatch& mb, const InPlaceLayo
 
 // ---- linalg.lu, linalg.lu_factor -------------------------------------------------------
 
-std::vector<TensorMeta> infer_lu(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kLu, in[0], "a");
-  const bool want_p = attrs.get_or<bool>("permutation_matrix", true);
-  const std::int64_t k = std::min(s.rows, s.cols);
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_lu(const LuOptions& attrs, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kLu, in[0], "a");
+  const bool want_p = attrs.permutation_matrix;
+  const D k = min_extent(s.rows, s.cols);
+  const D p = want_p ? s.rows : D(0);
   DType d = in[0].dtype;
-  return {{DType::i64, with_batch({s.rows}, s.batch)},
-          {d, with_batch({s.rows, k}, s.batch)},
-          {d, with_batch({k, s.cols}, s.batch)},
-          {d, with_batch({want_p ? s.rows : 0, want_p ? s.rows : 0}, s.batch)}};
+  return {{DType::i64, with_batch<D>({s.rows}, s.batch)},
+          {d, with_batch<D>({s.rows, k}, s.batch)},
+          {d, with_batch<D>({k, s.cols}, s.batch)},
+          {d, with_batch<D>({p, p}, s.batch)}};
 }
 
 template <class T>
@@ -99,13 +101,13 @@ void lu_into(const Tensor& a, std::int64_t* perm, T* l, T* u, T* p) {
       });
 }
 
-std::vector<Tensor> lu_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> lu_kernel(const LuOptions& attrs, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
-  std::vector<TensorMeta> metas = infer_lu(attrs, {{TensorMeta{a.dtype(), a.shape()}}});
+  std::vector<TensorMeta> metas = infer_lu<std::int64_t>(attrs, {{meta_of(a)}});
   check_finite(kLu, a, "a");
   std::vector<Tensor> out;
   for (const TensorMeta& m : metas) out.push_back(be.empty(m.dtype, m.shape));
-  const bool want_p = attrs.get_or<bool>("permutation_matrix", true);
+  const bool want_p = attrs.permutation_matrix;
   visit_dtype<kFloatDTypes>(a.dtype(), kLu, [&]<class T>() {
     lu_into<T>(a, ptr<std::int64_t>(out[0]), ptr<T>(out[1]), ptr<T>(out[2]),
                want_p ? ptr<T>(out[3]) : nullptr);
@@ -113,20 +115,20 @@ std::vector<Tensor> lu_kernel(const FamilyAttrs& attrs, std::span<const Tensor> 
   return out;
 }
 
-std::vector<TensorMeta> infer_lu_factor(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kLuFactor, in[0], "a");
-  return {{in[0].dtype, in[0].shape},
-          {DType::i64, with_batch({std::min(s.rows, s.cols)}, s.batch)}};
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_lu_factor(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kLuFactor, in[0], "a");
+  return {in[0], {DType::i64, with_batch<D>({min_extent(s.rows, s.cols)}, s.batch)}};
 }
 
-std::vector<Tensor> lu_factor_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> lu_factor_kernel(const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
   check_finite(kLuFactor, a, "a");
   const MatrixBatch mb = matrix_batch(a);
   const std::int64_t m = mb.rows, n = mb.cols, k = std::min(m, n);
   Tensor lu = be.empty(a.dtype(), a.shape());
   Tensor piv =
-      be.empty(DType::i64, infer_lu_factor({}, {{TensorMeta{a.dtype(), a.shape()}}})[1].shape);
+      be.empty(DType::i64, infer_lu_factor<std::int64_t>({}, {{meta_of(a)}})[1].shape);
   visit_dtype<kFloatDTypes>(a.dtype(), kLuFactor, [&]<class T>() {
     const lapack_int lm = to_lapack_int(kLuFactor, m), ln = to_lapack_int(kLuFactor, n);
     const T* base = ptr<T>(a);
@@ -146,23 +148,33 @@ std::vector<Tensor> lu_factor_kernel(const FamilyAttrs&, std::span<const Tensor>
 
 // ---- linalg.lu_solve, linalg.solve --------------------------------------------------------
 
-char trans_attr(const char* op, const FamilyAttrs& attrs) {
-  const std::string t = attrs.get_or<std::string>("trans", "N");
-  TF_CHECK(t == "N" || t == "T" || t == "C", ValueError, op,
-           "trans must be \"N\", \"T\" or \"C\", got \"", t, "\"");
-  return t[0];
+// LAPACK's TRANS character.
+char trans_char(const char* op, Transpose t) {
+  switch (t) {
+    case Transpose::none:
+      return 'N';
+    case Transpose::transpose:
+      return 'T';
+    case Transpose::adjoint:
+      return 'C';
+  }
+  TF_THROW(ValueError, op, "trans must be none, transpose or adjoint, got ", static_cast<int>(t));
 }
 
-std::vector<TensorMeta> infer_lu_solve(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
-  MatrixShape ls = matrix_shape(kLuSolve, in[0], "lu");
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_lu_solve(const Transpose& attrs, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> ls = matrix_shape(kLuSolve, in[0], "lu");
   require_square(kLuSolve, in[0], "lu");
-  const TensorMeta& piv = in[1];
+  const BasicTensorMeta<D>& piv = in[1];
   TF_CHECK(piv.dtype == DType::i64, DTypeError, kLuSolve, "pivots must be i64, got ", piv.dtype);
-  TF_CHECK(piv.shape == with_batch({ls.rows}, ls.batch), ShapeError, kLuSolve, "pivots ", piv.shape,
-           " must have shape ", with_batch({ls.rows}, ls.batch), " to match lu ", in[0].shape);
+  const ExtentList<D> want = with_batch<D>({ls.rows}, ls.batch);
+  bool same = piv.shape.size() == want.size();
+  for (std::size_t i = 0; same && i < want.size(); ++i) same = !differs(piv.shape[i], want[i]);
+  TF_CHECK(same, ShapeError, kLuSolve, "pivots ", piv.shape, " must have shape ", want, " to match lu ",
+           in[0].shape);
   rhs_shape(kLuSolve, in[0], ls, in[2], "lu", "b", ls.rows);
-  trans_attr(kLuSolve, attrs);
-  return {{in[2].dtype, in[2].shape}};
+  trans_char(kLuSolve, attrs);
+  return {in[2]};
 }
 
 // Throws LinalgError for the first matrix whose packed U has an exactly
@@ -243,19 +255,20 @@ Tensor lu_solve_typed(const Tensor& lu, const Tensor& piv, const Tensor& b_in, c
   return vector ? x.reshape(b_in.shape()) : x;
 }
 
-std::vector<Tensor> lu_solve_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+std::vector<Tensor> lu_solve_kernel(const Transpose& attrs, std::span<const Tensor> in,
                                     Backend& be) {
-  char trans = trans_attr(kLuSolve, attrs);
+  char trans = trans_char(kLuSolve, attrs);
   return visit_dtype<kFloatDTypes>(in[0].dtype(), kLuSolve, [&]<class T>() {
     return std::vector<Tensor>{lu_solve_typed<T>(in[0], in[1], in[2], trans, be)};
   });
 }
 
-std::vector<TensorMeta> infer_solve(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  MatrixShape as = matrix_shape(kSolve, in[0], "a");
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_solve(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> as = matrix_shape(kSolve, in[0], "a");
   require_square(kSolve, in[0], "a");
   rhs_shape(kSolve, in[0], as, in[1], "a", "b", as.rows);
-  return {{in[1].dtype, in[1].shape}};
+  return {in[1]};
 }
 
 template <class T>
@@ -298,12 +311,6 @@ Tensor solve_typed(const Tensor& a, const Tensor& b_in, Backend& be) {
 }
 
 // ---- linalg.inv ------------------------------------------------------------------------------
-
-std::vector<TensorMeta> infer_square(const char* op, std::span<const TensorMeta> in) {
-  matrix_shape(op, in[0], "a");
-  require_square(op, in[0], "a");
-  return {{in[0].dtype, in[0].shape}};
-}
 
 template <class T>
 void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* singular) {
@@ -363,14 +370,16 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
 // ---- linalg.det, linalg.slogdet
 // ------------------------------------------------------------------
 
-std::vector<TensorMeta> infer_det(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kDet, in[0], "a");
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_det(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kDet, in[0], "a");
   require_square(kDet, in[0], "a");
   return {{in[0].dtype, s.batch}};
 }
 
-std::vector<TensorMeta> infer_slogdet(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kSlogdet, in[0], "a");
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_slogdet(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kSlogdet, in[0], "a");
   require_square(kSlogdet, in[0], "a");
   return {{in[0].dtype, s.batch}, {real_dtype(in[0].dtype), s.batch}};
 }
@@ -402,9 +411,9 @@ void for_each_lu(const char* op, const Tensor& a, Reduce&& reduce) {
       });
 }
 
-std::vector<Tensor> det_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> det_kernel(const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
-  MatrixShape s = matrix_shape(kDet, {a.dtype(), a.shape()}, "a");
+  MatrixShape s = matrix_shape(kDet, meta_of(a), "a");
   const std::int64_t n = s.rows;
   Tensor out = be.empty(a.dtype(), s.batch);
   visit_dtype<kFloatDTypes>(a.dtype(), kDet, [&]<class T>() {
@@ -422,9 +431,9 @@ std::vector<Tensor> det_kernel(const FamilyAttrs&, std::span<const Tensor> in, B
   return {out};
 }
 
-std::vector<Tensor> slogdet_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> slogdet_kernel(const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
-  MatrixShape s = matrix_shape(kSlogdet, {a.dtype(), a.shape()}, "a");
+  MatrixShape s = matrix_shape(kSlogdet, meta_of(a), "a");
   const std::int64_t n = s.rows;
   Tensor sign = be.empty(a.dtype(), s.batch);
   Tensor logabs = be.empty(real_dtype(a.dtype()), s.batch);
@@ -466,26 +475,67 @@ Tensor inverse(const char* op, const Tensor& a, Backend& be, std::vector<char>* 
   return out;
 }
 
-std::vector<FamilyOp> lu_ops() {
-  return {
-      cpu_op(kLu, 1, 4, infer_lu, lu_kernel),
-      cpu_op(kLuFactor, 1, 2, infer_lu_factor, lu_factor_kernel),
-      cpu_op(kLuSolve, 3, 1, infer_lu_solve, lu_solve_kernel),
-      cpu_op(kSolve, 2, 1, infer_solve,
-             [](const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
-               return visit_dtype<kFloatDTypes>(in[0].dtype(), kSolve, [&]<class T>() {
-                 return std::vector<Tensor>{solve_typed<T>(in[0], in[1], be)};
-               });
-             }),
-      cpu_op(
-          kInv, 1, 1,
-          [](const FamilyAttrs&, std::span<const TensorMeta> in) { return infer_square(kInv, in); },
-          [](const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
-            return std::vector<Tensor>{inverse(kInv, in[0], be, nullptr)};
-          }),
-      cpu_op(kDet, 1, 1, infer_det, det_kernel),
-      cpu_op(kSlogdet, 1, 2, infer_slogdet, slogdet_kernel),
-  };
+// ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
+
+FamilyOp declare_lu() {
+  FamilyOp op = define_family_op<LuOptions>({.name = kLu, .num_inputs = 1, .num_outputs = 4, .ad = AdKind::nonlinear},
+                                            [](const LuOptions& a, auto in) { return infer_lu(a, in); }, lu_rules());
+  op.cpu_kernel = typed_kernel<LuOptions>(lu_kernel);
+  return op;
+}
+
+FamilyOp declare_lu_factor() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kLuFactor, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::none},
+      [](const NoFamilyAttrs& a, auto in) { return infer_lu_factor(a, in); }, lu_factor_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(lu_factor_kernel);
+  return op;
+}
+
+FamilyOp declare_lu_solve() {
+  FamilyOp op = define_family_op<Transpose>(
+      {.name = kLuSolve, .num_inputs = 3, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const Transpose& a, auto in) { return infer_lu_solve(a, in); }, lu_solve_rules());
+  op.cpu_kernel = typed_kernel<Transpose>(lu_solve_kernel);
+  return op;
+}
+
+FamilyOp declare_solve() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kSolve, .num_inputs = 2, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs& a, auto in) { return infer_solve(a, in); }, solve_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+    return visit_dtype<kFloatDTypes>(in[0].dtype(), kSolve, [&]<class T>() {
+      return std::vector<Tensor>{solve_typed<T>(in[0], in[1], be)};
+    });
+  });
+  return op;
+}
+
+FamilyOp declare_inv() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kInv, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs&, auto in) { return infer_square(kInv, in); }, inv_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+    return std::vector<Tensor>{inverse(kInv, in[0], be, nullptr)};
+  });
+  return op;
+}
+
+FamilyOp declare_det() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kDet, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs& a, auto in) { return infer_det(a, in); }, det_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(det_kernel);
+  return op;
+}
+
+FamilyOp declare_slogdet() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kSlogdet, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs& a, auto in) { return infer_slogdet(a, in); }, slogdet_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(slogdet_kernel);
+  return op;
 }
 
 }  // namespace tenferro::linalg::detail

@@ -175,13 +175,7 @@ int expm(std::int64_t n, ExpWorkspace<T>& ws, T* out) {
   return 0;
 }
 
-std::vector<TensorMeta> infer_matrix_exp(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  matrix_shape(kMatrixExp, in[0], "a");
-  require_square(kMatrixExp, in[0], "a");
-  return {{in[0].dtype, in[0].shape}};
-}
-
-std::vector<Tensor> matrix_exp_kernel(const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> matrix_exp_kernel(const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
   check_finite(kMatrixExp, a, "a");
   Tensor out = be.empty(a.dtype(), a.shape());
@@ -207,8 +201,12 @@ std::vector<Tensor> matrix_exp_kernel(const FamilyAttrs&, std::span<const Tensor
 
 }  // namespace
 
-std::vector<FamilyOp> matrix_exp_ops() {
-  return {cpu_op(kMatrixExp, 1, 1, infer_matrix_exp, matrix_exp_kernel)};
+FamilyOp declare_matrix_exp() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kMatrixExp, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs&, auto in) { return infer_square(kMatrixExp, in); }, matrix_exp_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(matrix_exp_kernel);
+  return op;
 }
 
 }  // namespace tenferro::linalg::detail

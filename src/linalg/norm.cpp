@@ -14,7 +14,6 @@ namespace {
 constexpr const char* kVectorNorm = "linalg.vector_norm";
 constexpr const char* kMatrixNorm = "linalg.matrix_norm";
 constexpr const char* kCond = "linalg.cond";
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Accumulates max / min / sums of |x| with NaN propagating.
 struct Extremes {
@@ -46,23 +45,31 @@ double two_norm(const T* x, std::int64_t n, std::int64_t stride) {
 
 // ---- linalg.vector_norm -----------------------------------------------------------
 
-double vector_ord(const FamilyAttrs& attrs) {
-  double p = attrs.get_or<double>("ord", 2.0);
+// A known-zero extent (always decided for concrete extents).
+template <class D>
+bool known_zero(const D& e) {
+  auto v = constant_extent(e);
+  return v && *v == 0;
+}
+
+double vector_ord(const VectorNormAttrs& attrs) {
+  const double p = attrs.ord;
   TF_CHECK(!std::isnan(p), ValueError, kVectorNorm, "ord is NaN");
   return p;
 }
 
-std::vector<TensorMeta> infer_vector_norm(const FamilyAttrs& attrs,
-                                          std::span<const TensorMeta> in) {
-  const TensorMeta& x = in[0];
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_vector_norm(const VectorNormAttrs& attrs,
+                                                  std::span<const BasicTensorMeta<D>> in) {
+  const BasicTensorMeta<D>& x = in[0];
   TF_CHECK(is_float(x.dtype), DTypeError, kVectorNorm, "operand x has dtype ", x.dtype,
            "; expected one of ", kFloatDTypes);
   TF_CHECK(!x.shape.empty(), ShapeError, kVectorNorm,
            "operand x must have rank >= 1 (vectors along axis 0), got a scalar");
   const double p = vector_ord(attrs);
-  TF_CHECK(x.shape[0] > 0 || p >= 0, ValueError, kVectorNorm, "ord ", p,
+  TF_CHECK(!known_zero(x.shape[0]) || p >= 0, ValueError, kVectorNorm, "ord ", p,
            " is undefined for vectors of length 0 (x ", x.shape, ")");
-  return {{real_dtype(x.dtype), Shape(x.shape.begin() + 1, x.shape.end())}};
+  return {{real_dtype(x.dtype), ExtentList<D>(x.shape.begin() + 1, x.shape.end())}};
 }
 
 template <class T>
@@ -94,7 +101,7 @@ double vector_norm_value(const T* x, std::int64_t n, std::int64_t stride, double
   return std::pow(sum, 1.0 / p);
 }
 
-std::vector<Tensor> vector_norm_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+std::vector<Tensor> vector_norm_kernel(const VectorNormAttrs& attrs, std::span<const Tensor> in,
                                        Backend& be) {
   const Tensor& x = in[0];
   const double p = vector_ord(attrs);
@@ -114,18 +121,29 @@ std::vector<Tensor> vector_norm_kernel(const FamilyAttrs& attrs, std::span<const
 
 enum class MatOrd { fro, nuc, one, minus_one, two, minus_two, inf, minus_inf };
 
-MatOrd matrix_ord(const char* op, const FamilyAttrs& attrs, const char* fallback) {
-  const std::string o = attrs.get_or<std::string>("ord", fallback);
-  if (o == "fro") return MatOrd::fro;
-  if (o == "nuc") return MatOrd::nuc;
-  if (o == "1") return MatOrd::one;
-  if (o == "-1") return MatOrd::minus_one;
-  if (o == "2") return MatOrd::two;
-  if (o == "-2") return MatOrd::minus_two;
-  if (o == "inf") return MatOrd::inf;
-  if (o == "-inf") return MatOrd::minus_inf;
+MatOrd matrix_ord(const char* op, const NormOrder& ord) {
+  if (ord.is_named()) {
+    // A numeric order may also be spelt as a name ("2", "-inf").
+    const std::string& o = ord.name();
+    if (o == "fro") return MatOrd::fro;
+    if (o == "nuc") return MatOrd::nuc;
+    if (o == "1") return MatOrd::one;
+    if (o == "-1") return MatOrd::minus_one;
+    if (o == "2") return MatOrd::two;
+    if (o == "-2") return MatOrd::minus_two;
+    if (o == "inf") return MatOrd::inf;
+    if (o == "-inf") return MatOrd::minus_inf;
+  } else {
+    const double p = ord.p();
+    if (p == 1) return MatOrd::one;
+    if (p == -1) return MatOrd::minus_one;
+    if (p == 2) return MatOrd::two;
+    if (p == -2) return MatOrd::minus_two;
+    if (p == kInf) return MatOrd::inf;
+    if (p == -kInf) return MatOrd::minus_inf;
+  }
   TF_THROW(
-      ValueError, op, "ord \"", o,
+      ValueError, op, "ord \"", ord.to_string(),
       "\" is not a matrix norm order (\"fro\", \"nuc\", \"1\", \"-1\", \"2\", \"-2\", \"inf\", "
       "\"-inf\")");
 }
@@ -135,12 +153,13 @@ bool takes_min(MatOrd o) {
   return o == MatOrd::minus_one || o == MatOrd::minus_two || o == MatOrd::minus_inf;
 }
 
-std::vector<TensorMeta> infer_matrix_norm(const FamilyAttrs& attrs,
-                                          std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kMatrixNorm, in[0], "a");
-  const MatOrd o = matrix_ord(kMatrixNorm, attrs, "fro");
-  TF_CHECK(!(takes_min(o) && (s.rows == 0 || s.cols == 0)), ValueError, kMatrixNorm, "ord \"",
-           attrs.get_or<std::string>("ord", "fro"), "\" is undefined for the empty matrix a ",
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_matrix_norm(const MatrixNormAttrs& attrs,
+                                                  std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kMatrixNorm, in[0], "a");
+  const MatOrd o = matrix_ord(kMatrixNorm, attrs.ord);
+  TF_CHECK(!(takes_min(o) && (known_zero(s.rows) || known_zero(s.cols))), ValueError, kMatrixNorm, "ord \"",
+           attrs.ord.to_string(), "\" is undefined for the empty matrix a ",
            in[0].shape);
   return {{real_dtype(in[0].dtype), s.batch}};
 }
@@ -186,10 +205,10 @@ double svd_matrix_norm(MatOrd o, const R* s, std::int64_t k) {
   return sum;
 }
 
-std::vector<Tensor> matrix_norm_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+std::vector<Tensor> matrix_norm_kernel(const MatrixNormAttrs& attrs, std::span<const Tensor> in,
                                        Backend& be) {
   const Tensor& a = in[0];
-  const MatOrd o = matrix_ord(kMatrixNorm, attrs, "fro");
+  const MatOrd o = matrix_ord(kMatrixNorm, attrs.ord);
   const MatrixBatch mb = matrix_batch(a);
   const std::int64_t k = std::min(mb.rows, mb.cols);
   Tensor out = be.empty(real_dtype(a.dtype()), Shape(a.shape().begin() + 2, a.shape().end()));
@@ -212,21 +231,22 @@ std::vector<Tensor> matrix_norm_kernel(const FamilyAttrs& attrs, std::span<const
 
 // ---- linalg.cond ---------------------------------------------------------------------
 
-std::vector<TensorMeta> infer_cond(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kCond, in[0], "a");
-  const MatOrd o = matrix_ord(kCond, attrs, "2");
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_cond(const CondAttrs& attrs, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kCond, in[0], "a");
+  const MatOrd o = matrix_ord(kCond, attrs.ord);
   if (o != MatOrd::two && o != MatOrd::minus_two) {
-    TF_CHECK(s.rows == s.cols, ShapeError, kCond, "ord \"", attrs.get_or<std::string>("ord", "2"),
+    TF_CHECK(!differs(s.rows, s.cols), ShapeError, kCond, "ord \"", attrs.ord.to_string(),
              "\" needs a square matrix, got a ", in[0].shape, " (ord 2 and -2 take any shape)");
   }
-  TF_CHECK(s.rows > 0 && s.cols > 0, ValueError, kCond,
+  TF_CHECK(!known_zero(s.rows) && !known_zero(s.cols), ValueError, kCond,
            "the condition number of the empty matrix a ", in[0].shape, " is undefined");
   return {{real_dtype(in[0].dtype), s.batch}};
 }
 
-std::vector<Tensor> cond_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> cond_kernel(const CondAttrs& attrs, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
-  const MatOrd o = matrix_ord(kCond, attrs, "2");
+  const MatOrd o = matrix_ord(kCond, attrs.ord);
   const MatrixBatch mb = matrix_batch(a);
   const std::int64_t k = std::min(mb.rows, mb.cols), count = mb.count();
   Tensor out = be.empty(real_dtype(a.dtype()), Shape(a.shape().begin() + 2, a.shape().end()));
@@ -285,12 +305,29 @@ std::vector<Tensor> cond_kernel(const FamilyAttrs& attrs, std::span<const Tensor
 
 }  // namespace
 
-std::vector<FamilyOp> norm_ops() {
-  return {
-      cpu_op(kVectorNorm, 1, 1, infer_vector_norm, vector_norm_kernel),
-      cpu_op(kMatrixNorm, 1, 1, infer_matrix_norm, matrix_norm_kernel),
-      cpu_op(kCond, 1, 1, infer_cond, cond_kernel),
-  };
+// ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
+
+FamilyOp declare_vector_norm() {
+  FamilyOp op = define_family_op<VectorNormAttrs>(
+      {.name = kVectorNorm, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const VectorNormAttrs& a, auto in) { return infer_vector_norm(a, in); }, vector_norm_rules());
+  op.cpu_kernel = typed_kernel<VectorNormAttrs>(vector_norm_kernel);
+  return op;
+}
+
+FamilyOp declare_matrix_norm() {
+  FamilyOp op = define_family_op<MatrixNormAttrs>(
+      {.name = kMatrixNorm, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const MatrixNormAttrs& a, auto in) { return infer_matrix_norm(a, in); }, matrix_norm_rules());
+  op.cpu_kernel = typed_kernel<MatrixNormAttrs>(matrix_norm_kernel);
+  return op;
+}
+
+FamilyOp declare_cond() {
+  FamilyOp op = define_family_op<CondAttrs>({.name = kCond, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::none},
+                                            [](const CondAttrs& a, auto in) { return infer_cond(a, in); }, cond_rules());
+  op.cpu_kernel = typed_kernel<CondAttrs>(cond_kernel);
+  return op;
 }
 
 }  // namespace tenferro::linalg::detail

@@ -1,28 +1,101 @@
 #pragma once
-// The ops of the linalg family, grouped by source file, and the kernels one
-// group borrows from another. Private to src/linalg.
+// The ops of the linalg family, one row each: the name after "linalg." and
+// the attribute type (tenferro/linalg/attrs.hpp). Private to src/linalg.
+//
+// Note [Declaring a linalg op]: a row here is the whole registration. For a
+// row X(name, A):
+// - `FamilyOp declare_name()` (defined next to the op's kernel) declares
+//   the op once: define_family_op<A>(spec, infer, rules), where `infer` is
+//   one generic inference over BasicTensorMeta<D> (concrete and symbolic
+//   extents) and `rules` = `name_rules()`, its JVP/transpose rules (defined
+//   in ad_rules.cpp; an op without derivatives returns `{}` there, so a
+//   forgotten rule is a link error, not a silently absent one), then sets
+//   its CPU kernel (typed_kernel<A>) in the same function;
+// - `opref::name` is the typed reference through which the eager API
+//   (api.cpp), the graph-value API (traced.cpp) and the derivative rules
+//   call the op: `call(opref::svd, SvdAttrs{...}, {a}, backend)`,
+//   `apply(opref::svd, SvdAttrs{...}, {a})`; a wrong attribute type does
+//   not compile.
+// family() (family.cpp) builds the family from the rows in this order and
+// checks each declaration against its row and its `ad` kind.
+#include <cstddef>
+#include <initializer_list>
 #include <vector>
 
-#include "tenferro/ops/family.hpp"
+#include "tenferro/linalg/family.hpp"
+#include "tenferro/ops/graph.hpp"
+
+// clang-format off
+#define TENFERRO_LINALG_OPS(X)                  \
+  X(svd,                SvdAttrs)               \
+  X(svdvals,            NoFamilyAttrs)          \
+  X(svd_truncated,      SvdTruncatedOptions)    \
+  X(pinv,               RankTolerance)          \
+  X(matrix_rank,        RankTolerance)          \
+  X(qr,                 QrMode)                 \
+  X(lu,                 LuOptions)              \
+  X(lu_factor,          NoFamilyAttrs)          \
+  X(lu_solve,           Transpose)              \
+  X(solve,              NoFamilyAttrs)          \
+  X(inv,                NoFamilyAttrs)          \
+  X(det,                NoFamilyAttrs)          \
+  X(slogdet,            NoFamilyAttrs)          \
+  X(cholesky,           TriangleOptions)        \
+  X(triangular_solve,   TriangularSolveOptions) \
+  X(eigh,               TriangleOptions)        \
+  X(eig,                NoFamilyAttrs)          \
+  X(eigvals,            NoFamilyAttrs)          \
+  X(lstsq,              LstsqOptions)           \
+  X(matrix_exp,         NoFamilyAttrs)          \
+  X(matrix_exp_frechet, NoFamilyAttrs)          \
+  X(vector_norm,        VectorNormAttrs)        \
+  X(matrix_norm,        MatrixNormAttrs)        \
+  X(cond,               CondAttrs)              \
+  X(band,               BandAttrs)
+// clang-format on
 
 namespace tenferro::linalg::detail {
 
-std::vector<FamilyOp> svd_ops();  // svd.cpp: svd, svdvals, svd_truncated, pinv, matrix_rank
-std::vector<FamilyOp> qr_ops();   // qr.cpp: qr
-std::vector<FamilyOp> lu_ops();   // lu.cpp: lu, lu_factor, lu_solve, solve, inv, det, slogdet
-std::vector<FamilyOp> triangular_ops();  // triangular.cpp: cholesky, triangular_solve
-std::vector<FamilyOp> eig_ops();         // eig.cpp: eigh, eig, eigvals
-std::vector<FamilyOp> lstsq_ops();       // lstsq.cpp: lstsq
-std::vector<FamilyOp> matrix_exp_ops();  // matrix_exp.cpp: matrix_exp
-std::vector<FamilyOp> norm_ops();        // norm.cpp: vector_norm, matrix_norm, cond
+/// Position of each op in family().ops.
+enum class OpIndex : std::size_t {
+#define TENFERRO_LINALG_INDEX(name, A) name,
+  TENFERRO_LINALG_OPS(TENFERRO_LINALG_INDEX)
+#undef TENFERRO_LINALG_INDEX
+};
 
-FamilyOp band_op();                      // traced.cpp: band (masking, used by the AD rules)
-/// Symbolic shape rules for traced programs (traced.cpp).
-void attach_sym_infer(OpFamily& family);
-/// d exp(a)[e] (ad_rules.cpp), the op matrix_exp's derivative rule uses.
-FamilyOp matrix_exp_frechet_op();
-/// JVP and transpose rules (ad_rules.cpp).
-void attach_ad_rules(OpFamily& family);
+/// A typed reference to a linalg op: its position in family().ops and its
+/// attribute type.
+template <class A>
+struct OpRef {
+  OpIndex index;
+  const FamilyOp& get() const { return family().ops[static_cast<std::size_t>(index)]; }
+};
+
+namespace opref {
+#define TENFERRO_LINALG_REF(name, A) inline constexpr OpRef<A> name{OpIndex::name};
+TENFERRO_LINALG_OPS(TENFERRO_LINALG_REF)
+#undef TENFERRO_LINALG_REF
+}  // namespace opref
+
+// One declaration and one rule bundle per op (Note [Declaring a linalg op]).
+#define TENFERRO_LINALG_DECLARE(name, A) \
+  FamilyOp declare_##name();             \
+  FamilyRules<A> name##_rules();
+TENFERRO_LINALG_OPS(TENFERRO_LINALG_DECLARE)
+#undef TENFERRO_LINALG_DECLARE
+
+/// Runs op `op` eagerly on `backend`.
+template <class A>
+std::vector<Tensor> call(OpRef<A> op, A attrs, std::initializer_list<Tensor> inputs, Backend& backend) {
+  return call_family(op.get(), FamilyAttrs::of(std::move(attrs)),
+                     std::span<const Tensor>(inputs.begin(), inputs.size()), backend);
+}
+
+/// Records op `op` on graph values (evaluated at once when they are eager).
+template <class A>
+std::vector<Value> apply(OpRef<A> op, A attrs, std::vector<Value> inputs) {
+  return graph::apply_family(op.get(), FamilyAttrs::of(std::move(attrs)), std::move(inputs));
+}
 
 /// Singular values [k, batch...] of a checked float operand (svd.cpp).
 Tensor singular_values(const char* op, const Tensor& a, Backend& backend);

@@ -12,41 +12,42 @@ namespace {
 
 constexpr const char* kQr = "linalg.qr";
 
-enum class Mode { reduced, complete, r_only };
+using Mode = QrMode;
 
-Mode qr_mode(const FamilyAttrs& attrs) {
-  const std::string mode = attrs.get_or<std::string>("mode", "reduced");
-  if (mode == "reduced") return Mode::reduced;
-  if (mode == "complete") return Mode::complete;
-  if (mode == "r") return Mode::r_only;
-  TF_THROW(ValueError, kQr, "mode must be \"reduced\", \"complete\" or \"r\", got \"", mode, "\"");
+QrMode checked_mode(QrMode mode) {
+  TF_CHECK(mode == QrMode::reduced || mode == QrMode::complete || mode == QrMode::r, ValueError, kQr,
+           "mode must be reduced, complete or r, got ", static_cast<int>(mode));
+  return mode;
 }
 
 // Columns of Q and rows of R for a mode.
+template <class D>
 struct QrExtents {
-  std::int64_t kq, kr;
+  D kq, kr;
 };
-QrExtents qr_extents(Mode mode, std::int64_t m, std::int64_t n) {
-  const std::int64_t k = std::min(m, n);
+template <class D>
+QrExtents<D> qr_extents(Mode mode, const D& m, const D& n) {
+  const D k = min_extent(m, n);
   switch (mode) {
     case Mode::reduced:
       return {k, k};
     case Mode::complete:
       return {m, m};
-    case Mode::r_only:
+    case Mode::r:
       return {0, k};
   }
   return {k, k};
 }
 
-std::vector<TensorMeta> infer_qr(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kQr, in[0], "a");
-  Mode mode = qr_mode(attrs);
-  QrExtents e = qr_extents(mode, s.rows, s.cols);
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_qr(const QrMode& attrs, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kQr, in[0], "a");
+  Mode mode = checked_mode(attrs);
+  QrExtents<D> e = qr_extents(mode, s.rows, s.cols);
   DType d = in[0].dtype;
-  Shape q =
-      mode == Mode::r_only ? with_batch({0, 0}, s.batch) : with_batch({s.rows, e.kq}, s.batch);
-  return {{d, q}, {d, with_batch({e.kr, s.cols}, s.batch)}};
+  ExtentList<D> q =
+      mode == Mode::r ? with_batch<D>({D(0), D(0)}, s.batch) : with_batch<D>({s.rows, e.kq}, s.batch);
+  return {{d, q}, {d, with_batch<D>({e.kr, s.cols}, s.batch)}};
 }
 
 template <class T>
@@ -70,7 +71,7 @@ void qr_into(const Tensor& a, Mode mode, T* q, T* r) {
   auto make_state = [&] {
     State st;
     st.tau.resize(static_cast<std::size_t>(k));
-    if (mode == Mode::r_only) st.a.resize(static_cast<std::size_t>(m * n));
+    if (mode == Mode::r) st.a.resize(static_cast<std::size_t>(m * n));
     return st;
   };
   BatchStatus status(count);
@@ -78,7 +79,7 @@ void qr_into(const Tensor& a, Mode mode, T* q, T* r) {
     T* qb = q + b * m * e.kq;
     T* rb = r + b * e.kr * n;
     // The factorisation runs in the output that has room for the m x n matrix.
-    T* f = mode == Mode::r_only ? st.a.data() : m >= n ? qb : rb;
+    T* f = mode == Mode::r ? st.a.data() : m >= n ? qb : rb;
     load_matrix(f, m, base, mb, b);
     if (small_path) {
       small::geqrf(m, n, f, m, st.tau.data());
@@ -86,13 +87,13 @@ void qr_into(const Tensor& a, Mode mode, T* q, T* r) {
       if (st.work.empty()) {
         T w1(0), w2(0);
         int i1 = lapack::geqrf<T>(lm, ln, f, lm, st.tau.data(), &w1, -1);
-        int i2 = mode == Mode::r_only
+        int i2 = mode == Mode::r
                      ? 0
                      : lapack::ungqr<T>(lm, static_cast<lapack_int>(m >= n ? e.kq : m),
                                         static_cast<lapack_int>(k), f, lm, st.tau.data(), &w2, -1);
         if (i1 != 0 || i2 != 0) return status.set(b, std::min(i1, i2));
         st.work.resize(static_cast<std::size_t>(
-            std::max(lapack::query_size(w1), mode == Mode::r_only ? 1 : lapack::query_size(w2))));
+            std::max(lapack::query_size(w1), mode == Mode::r ? 1 : lapack::query_size(w2))));
       }
       int info = lapack::geqrf<T>(lm, ln, f, lm, st.tau.data(), st.work.data(),
                                   static_cast<lapack_int>(st.work.size()));
@@ -104,7 +105,7 @@ void qr_into(const Tensor& a, Mode mode, T* q, T* r) {
         for (std::int64_t i = 0; i < e.kr; ++i)
           rb[i + j * e.kr] = i <= j && i < m ? f[i + j * m] : T(0);
     }
-    if (mode == Mode::r_only) return;
+    if (mode == Mode::r) return;
     std::int64_t qcols = e.kq;
     if (f == rb) {
       // Wide: the reflectors live in R's first m columns; Q is m x m.
@@ -127,13 +128,13 @@ void qr_into(const Tensor& a, Mode mode, T* q, T* r) {
   });
 }
 
-std::vector<Tensor> qr_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> qr_kernel(const QrMode& attrs, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
-  std::vector<TensorMeta> metas = infer_qr(attrs, {{TensorMeta{a.dtype(), a.shape()}}});
+  std::vector<TensorMeta> metas = infer_qr<std::int64_t>(attrs, {{meta_of(a)}});
   check_finite(kQr, a, "a");
   Tensor q = be.empty(metas[0].dtype, metas[0].shape);
   Tensor r = be.empty(metas[1].dtype, metas[1].shape);
-  Mode mode = qr_mode(attrs);
+  Mode mode = attrs;
   visit_dtype<kFloatDTypes>(a.dtype(), kQr,
                             [&]<class T>() { qr_into<T>(a, mode, ptr<T>(q), ptr<T>(r)); });
   return {q, r};
@@ -141,6 +142,11 @@ std::vector<Tensor> qr_kernel(const FamilyAttrs& attrs, std::span<const Tensor> 
 
 }  // namespace
 
-std::vector<FamilyOp> qr_ops() { return {cpu_op(kQr, 1, 2, infer_qr, qr_kernel)}; }
+FamilyOp declare_qr() {
+  FamilyOp op = define_family_op<QrMode>({.name = kQr, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
+                                         [](const QrMode& a, auto in) { return infer_qr(a, in); }, qr_rules());
+  op.cpu_kernel = typed_kernel<QrMode>(qr_kernel);
+  return op;
+}
 
 }  // namespace tenferro::linalg::detail

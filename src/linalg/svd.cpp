@@ -115,23 +115,24 @@ void svd_into(const char* op, const Tensor& a, char jobz, T* u, real_t<T>* s, T*
 
 // ---- linalg.svd ----------------------------------------------------------------------
 
-std::vector<TensorMeta> infer_svd(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kSvd, in[0], "a");
-  bool full = attrs.get_or<bool>("full_matrices", false);
-  std::int64_t k = std::min(s.rows, s.cols);
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_svd(const SvdAttrs& attrs, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kSvd, in[0], "a");
+  const bool full = attrs.full_matrices;
+  D k = min_extent(s.rows, s.cols);
   DType d = in[0].dtype;
-  return {{d, with_batch({s.rows, full ? s.rows : k}, s.batch)},
-          {real_dtype(d), with_batch({k}, s.batch)},
-          {d, with_batch({full ? s.cols : k, s.cols}, s.batch)}};
+  return {{d, with_batch<D>({s.rows, full ? s.rows : k}, s.batch)},
+          {real_dtype(d), with_batch<D>({k}, s.batch)},
+          {d, with_batch<D>({full ? s.cols : k, s.cols}, s.batch)}};
 }
 
-std::vector<Tensor> svd_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> svd_kernel(const SvdAttrs& attrs, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
-  std::vector<TensorMeta> metas = infer_svd(attrs, {{TensorMeta{a.dtype(), a.shape()}}});
+  std::vector<TensorMeta> metas = infer_svd<std::int64_t>(attrs, {{meta_of(a)}});
   check_finite(kSvd, a, "a");
   std::vector<Tensor> out;
   for (const TensorMeta& m : metas) out.push_back(be.empty(m.dtype, m.shape));
-  char jobz = attrs.get_or<bool>("full_matrices", false) ? 'A' : 'S';
+  char jobz = attrs.full_matrices ? 'A' : 'S';
   visit_dtype<kFloatDTypes>(a.dtype(), kSvd, [&]<class T>() {
     svd_into<T>(kSvd, a, jobz, ptr<T>(out[0]), ptr<real_t<T>>(out[1]), ptr<T>(out[2]));
   });
@@ -140,40 +141,38 @@ std::vector<Tensor> svd_kernel(const FamilyAttrs& attrs, std::span<const Tensor>
 
 // ---- linalg.svdvals ------------------------------------------------------------------
 
-std::vector<TensorMeta> infer_svdvals(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kSvdvals, in[0], "a");
-  return {{real_dtype(in[0].dtype), with_batch({std::min(s.rows, s.cols)}, s.batch)}};
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_svdvals(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kSvdvals, in[0], "a");
+  return {{real_dtype(in[0].dtype), with_batch<D>({min_extent(s.rows, s.cols)}, s.batch)}};
 }
 
 // ---- linalg.svd_truncated -------------------------------------------------------------
 
-struct TruncationAttrs {
-  std::int64_t max_rank;
-  double rtol;
-};
-
-TruncationAttrs truncation_attrs(const FamilyAttrs& attrs) {
-  std::int64_t max_rank = attrs.get_or<std::int64_t>("max_rank", -1);
-  TF_CHECK(max_rank >= -1, ValueError, kSvdTruncated,
-           "max_rank must be >= 0 (or -1: no limit), got ", max_rank);
-  return {max_rank, tolerance_attr(kSvdTruncated, attrs, "rtol", 0.0, false)};
+void check_truncation(const SvdTruncatedOptions& o) {
+  TF_CHECK(o.max_rank >= -1, ValueError, kSvdTruncated,
+           "max_rank must be >= 0 (or -1: no limit), got ", o.max_rank);
+  checked_tolerance(kSvdTruncated, "rtol", o.rtol, false);
 }
 
-std::vector<TensorMeta> infer_svd_truncated(const FamilyAttrs& attrs,
-                                            std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kSvdTruncated, in[0], "a");
-  truncation_attrs(attrs);
+// The rank r is data-dependent: one extent shared by the three outputs.
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_svd_truncated(const SvdTruncatedOptions& attrs,
+                                                    std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kSvdTruncated, in[0], "a");
+  check_truncation(attrs);
   DType d = in[0].dtype;
-  return {{d, with_batch({s.rows, kDynamicDim}, s.batch)},
-          {real_dtype(d), with_batch({kDynamicDim}, s.batch)},
-          {d, with_batch({kDynamicDim, s.cols}, s.batch)}};
+  D r = dynamic_extent<D>("r");
+  return {{d, with_batch<D>({s.rows, r}, s.batch)},
+          {real_dtype(d), with_batch<D>({r}, s.batch)},
+          {d, with_batch<D>({r, s.cols}, s.batch)}};
 }
 
-std::vector<Tensor> svd_truncated_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+std::vector<Tensor> svd_truncated_kernel(const SvdTruncatedOptions& ta, std::span<const Tensor> in,
                                          Backend& be) {
   const Tensor& a = in[0];
-  const TruncationAttrs ta = truncation_attrs(attrs);
-  MatrixShape ms = matrix_shape(kSvdTruncated, {a.dtype(), a.shape()}, "a");
+  check_truncation(ta);
+  MatrixShape ms = matrix_shape(kSvdTruncated, meta_of(a), "a");
   const std::int64_t m = ms.rows, n = ms.cols, k = std::min(m, n);
   check_finite(kSvdTruncated, a, "a");
   Tensor u = be.empty(a.dtype(), with_batch({m, k}, ms.batch));
@@ -218,24 +217,29 @@ struct RankTol {
   double threshold(double s0) const { return std::max(atol, rtol * s0); }
 };
 
+void check_rank_tolerance(const char* op, const RankTolerance& t) {
+  checked_tolerance(op, "rtol", t.rtol, true);
+  checked_tolerance(op, "atol", t.atol, false);
+}
+
 template <class T>
-RankTol rank_tol(const FamilyAttrs& attrs, const char* op, std::int64_t m, std::int64_t n) {
-  double rtol = tolerance_attr(op, attrs, "rtol", -1.0, true);
-  double atol = tolerance_attr(op, attrs, "atol", 0.0, false);
+RankTol rank_tol(const RankTolerance& t, const char* op, std::int64_t m, std::int64_t n) {
+  check_rank_tolerance(op, t);
+  double rtol = t.rtol;
   if (rtol < 0) rtol = eps_of<T>() * static_cast<double>(std::max(m, n));
-  return {rtol, atol};
+  return {rtol, t.atol};
 }
 
-std::vector<TensorMeta> infer_pinv(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kPinv, in[0], "a");
-  tolerance_attr(kPinv, attrs, "rtol", -1.0, true);
-  tolerance_attr(kPinv, attrs, "atol", 0.0, false);
-  return {{in[0].dtype, with_batch({s.cols, s.rows}, s.batch)}};
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_pinv(const RankTolerance& attrs, std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kPinv, in[0], "a");
+  check_rank_tolerance(kPinv, attrs);
+  return {{in[0].dtype, with_batch<D>({s.cols, s.rows}, s.batch)}};
 }
 
-std::vector<Tensor> pinv_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in, Backend& be) {
+std::vector<Tensor> pinv_kernel(const RankTolerance& attrs, std::span<const Tensor> in, Backend& be) {
   const Tensor& a = in[0];
-  MatrixShape ms = matrix_shape(kPinv, {a.dtype(), a.shape()}, "a");
+  MatrixShape ms = matrix_shape(kPinv, meta_of(a), "a");
   const std::int64_t m = ms.rows, n = ms.cols, k = std::min(m, n);
   check_finite(kPinv, a, "a");
   Tensor out = be.empty(a.dtype(), with_batch({n, m}, ms.batch));
@@ -272,18 +276,18 @@ std::vector<Tensor> pinv_kernel(const FamilyAttrs& attrs, std::span<const Tensor
   return {out};
 }
 
-std::vector<TensorMeta> infer_matrix_rank(const FamilyAttrs& attrs,
-                                          std::span<const TensorMeta> in) {
-  MatrixShape s = matrix_shape(kMatrixRank, in[0], "a");
-  tolerance_attr(kMatrixRank, attrs, "rtol", -1.0, true);
-  tolerance_attr(kMatrixRank, attrs, "atol", 0.0, false);
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_matrix_rank(const RankTolerance& attrs,
+                                                  std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> s = matrix_shape(kMatrixRank, in[0], "a");
+  check_rank_tolerance(kMatrixRank, attrs);
   return {{DType::i64, s.batch}};
 }
 
-std::vector<Tensor> matrix_rank_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+std::vector<Tensor> matrix_rank_kernel(const RankTolerance& attrs, std::span<const Tensor> in,
                                        Backend& be) {
   const Tensor& a = in[0];
-  MatrixShape ms = matrix_shape(kMatrixRank, {a.dtype(), a.shape()}, "a");
+  MatrixShape ms = matrix_shape(kMatrixRank, meta_of(a), "a");
   const std::int64_t k = std::min(ms.rows, ms.cols), count = shape_numel(ms.batch);
   Tensor s = singular_values(kMatrixRank, a, be);
   Tensor out = be.empty(DType::i64, ms.batch);
@@ -306,7 +310,7 @@ std::vector<Tensor> matrix_rank_kernel(const FamilyAttrs& attrs, std::span<const
 }  // namespace
 
 Tensor singular_values(const char* op, const Tensor& a, Backend& be) {
-  MatrixShape ms = matrix_shape(op, {a.dtype(), a.shape()}, "a");
+  MatrixShape ms = matrix_shape(op, meta_of(a), "a");
   check_finite(op, a, "a");
   Tensor s = be.empty(real_dtype(a.dtype()), with_batch({std::min(ms.rows, ms.cols)}, ms.batch));
   visit_dtype<kFloatDTypes>(a.dtype(), op, [&]<class T>() {
@@ -315,17 +319,49 @@ Tensor singular_values(const char* op, const Tensor& a, Backend& be) {
   return s;
 }
 
-std::vector<FamilyOp> svd_ops() {
-  return {
-      cpu_op(kSvd, 1, 3, infer_svd, svd_kernel),
-      cpu_op(kSvdvals, 1, 1, infer_svdvals,
-             [](const FamilyAttrs&, std::span<const Tensor> in, Backend& be) {
-               return std::vector<Tensor>{singular_values(kSvdvals, in[0], be)};
-             }),
-      cpu_op(kSvdTruncated, 1, 3, infer_svd_truncated, svd_truncated_kernel),
-      cpu_op(kPinv, 1, 1, infer_pinv, pinv_kernel),
-      cpu_op(kMatrixRank, 1, 1, infer_matrix_rank, matrix_rank_kernel),
-  };
+// ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
+
+FamilyOp declare_svd() {
+  FamilyOp op = define_family_op<SvdAttrs>(
+      {.name = kSvd, .num_inputs = 1, .num_outputs = 3, .ad = AdKind::nonlinear},
+      [](const SvdAttrs& a, auto in) { return infer_svd(a, in); }, svd_rules());
+  op.cpu_kernel = typed_kernel<SvdAttrs>(svd_kernel);
+  return op;
+}
+
+FamilyOp declare_svdvals() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kSvdvals, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs& a, auto in) { return infer_svdvals(a, in); }, svdvals_rules());
+  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+    return std::vector<Tensor>{singular_values(kSvdvals, in[0], be)};
+  });
+  return op;
+}
+
+FamilyOp declare_svd_truncated() {
+  FamilyOp op = define_family_op<SvdTruncatedOptions>(
+      {.name = kSvdTruncated, .num_inputs = 1, .num_outputs = 3, .ad = AdKind::nonlinear},
+      [](const SvdTruncatedOptions& a, auto in) { return infer_svd_truncated(a, in); },
+      svd_truncated_rules());
+  op.cpu_kernel = typed_kernel<SvdTruncatedOptions>(svd_truncated_kernel);
+  return op;
+}
+
+FamilyOp declare_pinv() {
+  FamilyOp op = define_family_op<RankTolerance>(
+      {.name = kPinv, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const RankTolerance& a, auto in) { return infer_pinv(a, in); }, pinv_rules());
+  op.cpu_kernel = typed_kernel<RankTolerance>(pinv_kernel);
+  return op;
+}
+
+FamilyOp declare_matrix_rank() {
+  FamilyOp op = define_family_op<RankTolerance>(
+      {.name = kMatrixRank, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::none},
+      [](const RankTolerance& a, auto in) { return infer_matrix_rank(a, in); }, matrix_rank_rules());
+  op.cpu_kernel = typed_kernel<RankTolerance>(matrix_rank_kernel);
+  return op;
 }
 
 }  // namespace tenferro::linalg::detail

@@ -13,12 +13,6 @@ constexpr const char* kTriangularSolve = "linalg.triangular_solve";
 
 // ---- linalg.cholesky -----------------------------------------------------------------
 
-std::vector<TensorMeta> infer_cholesky(const FamilyAttrs&, std::span<const TensorMeta> in) {
-  matrix_shape(kCholesky, in[0], "a");
-  require_square(kCholesky, in[0], "a");
-  return {{in[0].dtype, in[0].shape}};
-}
-
 template <class T>
 void cholesky_into(const Tensor& a, bool lower, T* out) {
   const MatrixBatch mb = matrix_batch(a);
@@ -44,10 +38,10 @@ void cholesky_into(const Tensor& a, bool lower, T* out) {
   });
 }
 
-std::vector<Tensor> cholesky_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+std::vector<Tensor> cholesky_kernel(const TriangleOptions& attrs, std::span<const Tensor> in,
                                     Backend& be) {
   const Tensor& a = in[0];
-  const bool lower = attrs.get_or<bool>("lower", true);
+  const bool lower = attrs.lower;
   check_finite(kCholesky, a, "a", lower ? Region::lower : Region::upper);
   Tensor out = be.empty(a.dtype(), a.shape());
   visit_dtype<kFloatDTypes>(a.dtype(), kCholesky,
@@ -57,46 +51,39 @@ std::vector<Tensor> cholesky_kernel(const FamilyAttrs& attrs, std::span<const Te
 
 // ---- linalg.triangular_solve ----------------------------------------------------------
 
-struct TriAttrs {
-  bool lower, left, unit;
-};
-TriAttrs tri_attrs(const FamilyAttrs& attrs) {
-  return {attrs.get_or<bool>("lower", true), attrs.get_or<bool>("left", true),
-          attrs.get_or<bool>("unit_diagonal", false)};
-}
-
-std::vector<TensorMeta> infer_triangular_solve(const FamilyAttrs& attrs,
-                                               std::span<const TensorMeta> in) {
-  MatrixShape as = matrix_shape(kTriangularSolve, in[0], "a");
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_triangular_solve(const TriangularSolveOptions& t,
+                                                       std::span<const BasicTensorMeta<D>> in) {
+  BasicMatrixShape<D> as = matrix_shape(kTriangularSolve, in[0], "a");
   require_square(kTriangularSolve, in[0], "a");
-  const TriAttrs t = tri_attrs(attrs);
   if (t.left) {
     rhs_shape(kTriangularSolve, in[0], as, in[1], "a", "b", as.rows);
   } else {
     // x a = b: b is [r, n, batch...] (or a row vector [n]).
-    const TensorMeta& b = in[1];
+    const BasicTensorMeta<D>& b = in[1];
     require_same_dtype(kTriangularSolve, in[0], "a", b, "b");
     if (b.shape.size() == 1) {
       rhs_shape(kTriangularSolve, in[0], as, b, "a", "b", as.rows);
     } else {
-      MatrixShape bs = matrix_shape(kTriangularSolve, b, "b");
-      TF_CHECK(bs.cols == as.rows, ShapeError, kTriangularSolve, "operand b ", b.shape,
+      BasicMatrixShape<D> bs = matrix_shape(kTriangularSolve, b, "b");
+      TF_CHECK(!differs(bs.cols, as.rows), ShapeError, kTriangularSolve, "operand b ", b.shape,
                " must have ", as.rows, " columns to solve x a = b with a ", in[0].shape);
       require_same_batch(kTriangularSolve, as, in[0], "a", bs, b, "b");
     }
   }
-  return {{in[1].dtype, in[1].shape}};
+  return {in[1]};
 }
 
 template <class T>
-Tensor triangular_solve_typed(const Tensor& a, const Tensor& b_in, const TriAttrs& t, Backend& be) {
+Tensor triangular_solve_typed(const Tensor& a, const Tensor& b_in, const TriangularSolveOptions& t,
+                              Backend& be) {
   const Region region = t.lower ? Region::lower : Region::upper;
   check_finite(kTriangularSolve, a, "a", region);
   check_finite(kTriangularSolve, b_in, "b");
   const MatrixBatch ab = matrix_batch(a);
   const std::int64_t n = ab.rows, count = ab.count();
   const T* abase = ptr<T>(a);
-  if (!t.unit) {
+  if (!t.unit_diagonal) {
     BatchStatus status(count);
     for (std::int64_t b = 0; b < count; ++b)
       for (std::int64_t i = 0; i < n; ++i)
@@ -138,15 +125,14 @@ Tensor triangular_solve_typed(const Tensor& a, const Tensor& b_in, const TriAttr
         T* xb = ptr<T>(x) + b * rb.rows * rb.cols;
         load_matrix(xb, rb.rows, bbase, rb, b);
         if (lm > 0 && ln > 0)
-          lapack::trsm<T>(t.left ? 'L' : 'R', uplo, transa, t.unit ? 'U' : 'N', lm, ln, ap, lda, xb,
+          lapack::trsm<T>(t.left ? 'L' : 'R', uplo, transa, t.unit_diagonal ? 'U' : 'N', lm, ln, ap, lda, xb,
                           std::max<lapack_int>(lm, 1));
       });
   return vector ? x.reshape(b_in.shape()) : x;
 }
 
-std::vector<Tensor> triangular_solve_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
+std::vector<Tensor> triangular_solve_kernel(const TriangularSolveOptions& t, std::span<const Tensor> in,
                                             Backend& be) {
-  const TriAttrs t = tri_attrs(attrs);
   return visit_dtype<kFloatDTypes>(in[0].dtype(), kTriangularSolve, [&]<class T>() {
     return std::vector<Tensor>{triangular_solve_typed<T>(in[0], in[1], t, be)};
   });
@@ -154,11 +140,23 @@ std::vector<Tensor> triangular_solve_kernel(const FamilyAttrs& attrs, std::span<
 
 }  // namespace
 
-std::vector<FamilyOp> triangular_ops() {
-  return {
-      cpu_op(kCholesky, 1, 1, infer_cholesky, cholesky_kernel),
-      cpu_op(kTriangularSolve, 2, 1, infer_triangular_solve, triangular_solve_kernel),
-  };
+// ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
+
+FamilyOp declare_cholesky() {
+  FamilyOp op = define_family_op<TriangleOptions>(
+      {.name = kCholesky, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const TriangleOptions&, auto in) { return infer_square(kCholesky, in); }, cholesky_rules());
+  op.cpu_kernel = typed_kernel<TriangleOptions>(cholesky_kernel);
+  return op;
+}
+
+FamilyOp declare_triangular_solve() {
+  FamilyOp op = define_family_op<TriangularSolveOptions>(
+      {.name = kTriangularSolve, .num_inputs = 2, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const TriangularSolveOptions& a, auto in) { return infer_triangular_solve(a, in); },
+      triangular_solve_rules());
+  op.cpu_kernel = typed_kernel<TriangularSolveOptions>(triangular_solve_kernel);
+  return op;
 }
 
 }  // namespace tenferro::linalg::detail

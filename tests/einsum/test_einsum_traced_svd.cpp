@@ -17,7 +17,8 @@ TEST(EinsumTraced, DataDependentRankFromTruncatedSvd) {
   Runtime rt = Runtime::builder().register_engine(cpu_engine(cpu)).register_family(linalg::family()).build();
   auto x = TracedTensor::input("x", DType::f64, {Dim("n"), Dim("n")});
   const FamilyOp& op = linalg::family().op("linalg.svd_truncated");
-  std::vector<Value> usv = graph::apply_family(op, {{"max_rank", std::int64_t{3}}, {"rtol", 0.0}}, {x.graph_value()});
+  std::vector<Value> usv = graph::apply_family(op, FamilyAttrs::of(linalg::SvdTruncatedOptions{.max_rank = 3, .rtol = 0.0}),
+                                                   {x.graph_value()});
   TracedTensor u(usv[0]), s(usv[1]), vh(usv[2]);
   TracedTensor approx = einsum("ir,r,rj->ij", {u, s, vh});        // rank-3 approximation [n, n]
   TracedTensor gram = einsum("ir,is->rs", {u, u});                 // identity [r, r]

@@ -291,10 +291,15 @@ TEST(LinalgErrors, BadAttributes) {
   Tensor a = Tensor::eye(3);
   std::vector<Tensor> in{a};
   EXPECT_TRUE(throws_with<ValueError>(
-      [&] {
-        call_family(f.op("linalg.qr"), {{"mode", std::string("economic")}}, in, cpu());
-      },
-      {"linalg.qr", "economic"}));
+      [&] { call_family(f.op("linalg.qr"), FamilyAttrs::of(static_cast<linalg::QrMode>(7)), in, cpu()); },
+      {"linalg.qr", "mode", "7"}));
+  // Attributes are typed: another op's struct, or string-keyed attributes,
+  // are rejected before the kernel runs.
+  EXPECT_TRUE(throws_with<InternalError>(
+      [&] { call_family(f.op("linalg.svd"), FamilyAttrs::of(linalg::LuOptions{}), in, cpu()); },
+      {"LuOptions", "SvdAttrs"}));
+  EXPECT_TRUE(throws_with<InternalError>(
+      [&] { call_family(f.op("linalg.svd"), {{"full_matrices", true}}, in, cpu()); }, {"SvdAttrs"}));
   EXPECT_TRUE(throws_with<ValueError>([&] { linalg::svd_truncated(a, cpu(), {.max_rank = -2}); },
                                       {"linalg.svd_truncated", "max_rank", "-2"}));
   EXPECT_TRUE(throws_with<ValueError>([&] { linalg::svd_truncated(a, cpu(), {.rtol = -1}); },
@@ -325,10 +330,10 @@ TEST(LinalgErrors, BadAttributes) {
       {"linalg.cond", "empty"}));
   EXPECT_TRUE(throws_with<ValueError>(
       [&] {
-        call_family(f.op("linalg.lu_solve"), {{"trans", std::string("H")}},
+        call_family(f.op("linalg.lu_solve"), FamilyAttrs::of(static_cast<linalg::Transpose>(9)),
                     std::vector<Tensor>{a, Tensor::zeros({3}, DType::i64), a}, cpu());
       },
-      {"linalg.lu_solve", "trans"}));
+      {"linalg.lu_solve", "trans", "9"}));
   EXPECT_TRUE(throws_with<ValueError>([&] { f.op("linalg.nope"); }, {"linalg", "nope"}));
 }
 

@@ -2,6 +2,7 @@
 // CPU kernel, inference agrees with what the kernel returns, and the eager
 // functions are the family ops (same results as call_family).
 #include <set>
+#include <sstream>
 
 #include "linalg_test_util.hpp"
 
@@ -122,10 +123,123 @@ TEST(LinalgFamily, EmptyBatchesRunEveryOp) {
 TEST(LinalgFamily, TruncatedRankIsDynamic) {
   const FamilyOp& op = linalg::family().op("linalg.svd_truncated");
   std::vector<TensorMeta> in{{DType::f64, {6, 4, 3}}};
-  std::vector<TensorMeta> out = op.infer({{"max_rank", std::int64_t{2}}}, in);
+  std::vector<TensorMeta> out = op.infer(FamilyAttrs::of(linalg::SvdTruncatedOptions{.max_rank = 2}), in);
   EXPECT_EQ(out[0].shape, (Shape{6, kDynamicDim, 3}));
   EXPECT_EQ(out[1].shape, (Shape{kDynamicDim, 3}));
   EXPECT_EQ(out[2].shape, (Shape{kDynamicDim, 4, 3}));
+}
+
+// One inference serves concrete and symbolic extents: over constant
+// extents, symbolic inference gives exactly the concrete shapes, with each
+// data-dependent extent (kDynamicDim) a symbol shared by every output.
+TEST(LinalgFamily, SymbolicInferenceIsTheConcreteOne) {
+  const OpFamily& f = linalg::family();
+  for (const FamilyOp& op : f.ops) {
+    SCOPED_TRACE(op.name);
+    ASSERT_TRUE(static_cast<bool>(op.sym_infer));
+    std::vector<TensorMeta> metas;
+    std::vector<SymMeta> syms;
+    for (const Tensor& t : sample_inputs(op.name, DType::f64)) {
+      metas.push_back({t.dtype(), t.shape()});
+      syms.push_back({t.dtype(), to_sym_shape(t.shape())});
+    }
+    std::vector<TensorMeta> concrete = op.infer({}, metas);
+    std::vector<SymMeta> symbolic = op.sym_infer({}, syms);
+    ASSERT_EQ(concrete.size(), symbolic.size());
+    std::set<std::string> dynamic_symbols;
+    for (std::size_t i = 0; i < concrete.size(); ++i) {
+      EXPECT_EQ(concrete[i].dtype, symbolic[i].dtype);
+      ASSERT_EQ(concrete[i].shape.size(), symbolic[i].shape.size());
+      for (std::size_t k = 0; k < concrete[i].shape.size(); ++k) {
+        const Dim& d = symbolic[i].shape[k];
+        if (concrete[i].shape[k] == kDynamicDim) {
+          ASSERT_TRUE(d.is_symbol()) << d;
+          dynamic_symbols.insert(d.symbol());
+        } else {
+          EXPECT_EQ(d, Dim(concrete[i].shape[k])) << "output " << i << " axis " << k;
+        }
+      }
+    }
+    EXPECT_LE(dynamic_symbols.size(), 1u) << "one data-dependent extent per op";
+  }
+}
+
+TEST(LinalgFamily, SymbolicExtents) {
+  const OpFamily& f = linalg::family();
+  const Dim m("m"), n("n");
+  // svd of [m, n]: k = min(m, n) is not decidable, so a fresh symbol; of [n, n] it is n.
+  std::vector<SymMeta> rect{{DType::c128, {m, n, Dim(3)}}};
+  auto usv = f.op("linalg.svd").sym_infer(FamilyAttrs::of(linalg::SvdAttrs{}), rect);
+  ASSERT_EQ(usv.size(), 3u);
+  const Dim k = usv[1].shape[0];
+  EXPECT_TRUE(k.is_symbol());
+  EXPECT_NE(k, m);
+  EXPECT_NE(k, n);
+  EXPECT_EQ(usv[0].shape, (SymShape{m, k, Dim(3)}));
+  EXPECT_EQ(usv[1].dtype, DType::f64);
+  EXPECT_EQ(usv[2].shape, (SymShape{k, n, Dim(3)}));
+  auto full = f.op("linalg.svd").sym_infer(FamilyAttrs::of(linalg::SvdAttrs{.full_matrices = true}), rect);
+  EXPECT_EQ(full[0].shape, (SymShape{m, m, Dim(3)}));
+  EXPECT_EQ(full[2].shape, (SymShape{n, n, Dim(3)}));
+  std::vector<SymMeta> sq{{DType::f64, {n, n}}};
+  EXPECT_EQ(f.op("linalg.svdvals").sym_infer({}, sq)[0].shape, (SymShape{n}));
+  EXPECT_EQ(f.op("linalg.qr").sym_infer(FamilyAttrs::of(linalg::QrMode::r), sq)[0].shape,
+            (SymShape{Dim(0), Dim(0)}));
+  // lstsq: residuals exist only when m > n, unknown for symbols.
+  std::vector<SymMeta> ls{{DType::f64, {m, n}}, {DType::f64, {m, Dim(2)}}};
+  auto x = f.op("linalg.lstsq").sym_infer({}, ls);
+  EXPECT_EQ(x[0].shape, (SymShape{n, Dim(2)}));
+  EXPECT_TRUE(x[1].shape[0].is_symbol());
+  EXPECT_NE(x[1].shape[0], Dim(2));
+  // Checks that symbols decide are made; undecidable ones pass.
+  std::vector<SymMeta> not_square{{DType::f64, {Dim(3), Dim(4)}}};
+  EXPECT_THROW(f.op("linalg.det").sym_infer({}, not_square), ShapeError);
+  EXPECT_EQ(f.op("linalg.det").sym_infer({}, std::vector<SymMeta>{{DType::f64, {m, n}}})[0].shape,
+            SymShape{});
+  std::vector<SymMeta> bad_rhs{{DType::f64, {n, n}}, {DType::f64, {n + 1, Dim(2)}}};
+  EXPECT_THROW(f.op("linalg.solve").sym_infer({}, bad_rhs), ShapeError);
+  std::vector<SymMeta> integer{{DType::i64, {n, n}}};
+  EXPECT_THROW(f.op("linalg.inv").sym_infer({}, integer), DTypeError);
+}
+
+// The `ad` kind of each op agrees with the rules its declaration gave.
+TEST(LinalgFamily, DerivativeRulesMatchTheAdKind) {
+  const std::set<std::string> not_differentiable{"linalg.lu_factor", "linalg.lstsq", "linalg.matrix_rank",
+                                                 "linalg.cond"};
+  const std::set<std::string> with_transpose{"linalg.solve", "linalg.triangular_solve", "linalg.lu_solve",
+                                             "linalg.band", "linalg.matrix_exp_frechet"};
+  for (const FamilyOp& op : linalg::family().ops) {
+    SCOPED_TRACE(op.name);
+    const bool differentiable = !not_differentiable.count(op.name);
+    EXPECT_EQ(static_cast<bool>(op.jvp), differentiable);
+    EXPECT_EQ(op.ad, !differentiable ? AdKind::none : op.name == "linalg.band" ? AdKind::linear : AdKind::nonlinear);
+    EXPECT_EQ(static_cast<bool>(op.transpose), with_transpose.count(op.name) == 1);
+  }
+}
+
+TEST(LinalgFamily, TypedAttributesCompareAndPrint) {
+  using linalg::SvdAttrs;
+  EXPECT_EQ(FamilyAttrs::of(SvdAttrs{}), FamilyAttrs::of(SvdAttrs{}));
+  EXPECT_FALSE(FamilyAttrs::of(SvdAttrs{}) == FamilyAttrs::of(SvdAttrs{.full_matrices = true}));
+  EXPECT_FALSE(FamilyAttrs::of(linalg::TriangleOptions{}) == FamilyAttrs::of(linalg::LuOptions{}));
+  auto text = [](const FamilyAttrs& a) {
+    std::ostringstream os;
+    os << a;
+    return os.str();
+  };
+  EXPECT_EQ(text(FamilyAttrs::of(SvdAttrs{.full_matrices = true})), "full_matrices=true degenerate=reconstruct");
+  EXPECT_EQ(text(FamilyAttrs::of(linalg::TriangularSolveOptions{.left = false})),
+            "lower=true left=false unit_diagonal=false");
+  EXPECT_EQ(text(FamilyAttrs::of(linalg::QrMode::complete)), "mode=complete");
+  EXPECT_EQ(text(FamilyAttrs::of(linalg::Transpose::adjoint)), "trans=C");
+  EXPECT_EQ(text(FamilyAttrs::of(linalg::MatrixNormAttrs{-linalg::kInf})), "ord=-inf");
+  EXPECT_EQ(text(FamilyAttrs::of(linalg::CondAttrs{})), "ord=2");
+  EXPECT_EQ(text(FamilyAttrs::of(linalg::RankTolerance{.rtol = 0.5, .atol = 1})), "rtol=0.5 atol=1");
+  EXPECT_EQ(linalg::NormOrder(2), linalg::NormOrder(2.0));
+  EXPECT_FALSE(linalg::NormOrder("fro") == linalg::NormOrder(2));
+  // Empty attributes read as the op's defaults.
+  EXPECT_EQ(FamilyAttrs{}.as<linalg::MatrixNormAttrs>().ord, linalg::NormOrder::fro());
+  EXPECT_EQ(FamilyAttrs{}.as<linalg::CondAttrs>().ord, linalg::NormOrder(2));
 }
 
 TEST(LinalgFamily, EagerFunctionsAreTheFamilyOps) {
@@ -134,13 +248,13 @@ TEST(LinalgFamily, EagerFunctionsAreTheFamilyOps) {
   Tensor a = testing::random_tensor({5, 4, 3}, DType::c128, 11);
   auto eager = linalg::svd(a, cpu, {.full_matrices = true});
   std::vector<Tensor> in{a};
-  auto direct = call_family(f.op("linalg.svd"), {{"full_matrices", true}}, in, cpu);
+  auto direct = call_family(f.op("linalg.svd"), FamilyAttrs::of(linalg::SvdAttrs{.full_matrices = true}), in, cpu);
   EXPECT_TRUE(testing::tensors_equal(eager.u, direct[0]));
   EXPECT_TRUE(testing::tensors_equal(eager.s, direct[1]));
   EXPECT_TRUE(testing::tensors_equal(eager.vh, direct[2]));
   Tensor h = to_tensor({random_hpd(3, false, 1)}, {}, DType::f64);
   std::vector<Tensor> hin{h};
-  auto w = call_family(f.op("linalg.eigh"), {{"lower", false}}, hin, cpu);
+  auto w = call_family(f.op("linalg.eigh"), FamilyAttrs::of(linalg::TriangleOptions{.lower = false}), hin, cpu);
   EXPECT_TRUE(testing::tensors_equal(linalg::eigh(h, cpu, {.lower = false}).eigenvalues, w[0]));
 }
 

@@ -102,36 +102,8 @@ template <class T>
 using TypedEigResult =
     BasicEigResult<TypedTensor<std::complex<real_t<T>>>, TypedTensor<std::complex<real_t<T>>>>;
 
-// ---- options -------------------------------------------------------------------------
-
-struct SvdOptions {
-  /// U is [m, m] and Vh [n, n] (else [m, k] and [k, n]).
-  bool full_matrices = false;
-};
-
-struct SvdTruncatedOptions {
-  /// Keep at most this many singular values (-1: no limit).
-  std::int64_t max_rank = -1;
-  /// Keep s_i > rtol * s_0 (the largest); 0 keeps every nonzero value.
-  double rtol = 0.0;
-};
-
-enum class QrMode {
-  reduced,   ///< q [m, k], r [k, n]
-  complete,  ///< q [m, m], r [m, n]
-  r,         ///< r [k, n] only; q is empty [0, 0, batch...]
-};
-
-struct LuOptions {
-  /// Also return the permutation matrix p (else p is empty [0, 0, batch...]).
-  bool permutation_matrix = true;
-};
-
-/// Which triangle of a Hermitian (or triangular) operand is read; the other
-/// one is ignored.
-struct TriangleOptions {
-  bool lower = true;
-};
+// Options (SvdOptions, SvdTruncatedOptions, QrMode, LuOptions, TriangleOptions)
+// are the ops' attribute types: tenferro/linalg/attrs.hpp.
 
 // ---- SVD -------------------------------------------------------------------------------
 

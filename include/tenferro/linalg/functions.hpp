@@ -28,33 +28,7 @@
 
 namespace tenferro::linalg {
 
-/// +infinity, for norm orders.
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
-
-/// The order of a norm: a number p or the name "fro" / "nuc".
-/// Vector norms take any p (including 0 and +-kInf); matrix norms take
-/// "fro", "nuc", 1, -1, 2, -2, kInf, -kInf.
-/// ```cpp
-/// linalg::NormOrder a = 2, b = -linalg::kInf, c = "nuc";
-/// ```
-class NormOrder {
- public:
-  NormOrder(double p) : p_(p) {}
-  NormOrder(int p) : p_(p) {}
-  /// "fro" or "nuc" (other names throw a ValueError when the norm is computed).
-  NormOrder(const char* name) : name_(name) {}
-  static NormOrder fro() { return NormOrder("fro"); }
-  static NormOrder nuc() { return NormOrder("nuc"); }
-  bool is_named() const { return !name_.empty(); }
-  const std::string& name() const { return name_; }
-  double p() const { return p_; }
-  /// The family attribute spelling: "fro", "nuc", "2", "-inf", ...
-  std::string to_string() const;
-
- private:
-  double p_ = 2.0;
-  std::string name_;
-};
+// NormOrder and kInf: tenferro/linalg/attrs.hpp.
 
 /// Determinant (getrf; 0 for a singular matrix, 1 for 0 x 0), [batch...].
 /// ```cpp

@@ -43,31 +43,8 @@ template <class T>
 using TypedLstsqResult =
     BasicLstsqResult<TypedTensor<T>, TypedTensor<real_t<T>>, TypedTensor<std::int64_t>>;
 
-struct TriangularSolveOptions {
-  bool lower = true;           ///< `a` is lower triangular (its upper part is ignored)
-  bool left = true;            ///< solve a x = b (else x a = b)
-  bool unit_diagonal = false;  ///< assume a's diagonal is 1 (it is not read)
-};
-
-/// How `lu_solve` applies the factored matrix.
-enum class Transpose {
-  none,       ///< a x = b
-  transpose,  ///< a^T x = b
-  adjoint,    ///< a^H x = b
-};
-
-struct LstsqOptions {
-  /// Singular values s_i <= rcond * s_0 are treated as zero; negative means
-  /// eps * max(m, n) (NumPy's and PyTorch's default).
-  double rcond = -1.0;
-};
-
-/// Threshold for treating singular values as zero: s_i <= max(atol, rtol * s_0).
-struct RankTolerance {
-  /// Negative means eps * max(m, n).
-  double rtol = -1.0;
-  double atol = 0.0;
-};
+// Options (TriangularSolveOptions, Transpose, LstsqOptions, RankTolerance) are
+// the ops' attribute types: tenferro/linalg/attrs.hpp.
 
 /// x with a x = b, by LU with partial pivoting (getrf + getrs).
 /// ```cpp

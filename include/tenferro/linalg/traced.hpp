@@ -96,9 +96,9 @@ Value vector_norm(const Value& x, double ord = 2.0);
 Value matrix_norm(const Value& a, NormOrder ord = NormOrder::fro());
 Value cond(const Value& a, NormOrder ord = 2);
 /// Entries a[i, j] with lo <= j - i <= hi kept, others zero (per matrix of
-/// a batch): band(a, 0, 0) is the diagonal, band(a, kNoLimit, 0) the lower
-/// triangle. Linear, works for symbolic extents.
-inline constexpr std::int64_t kNoLimit = std::int64_t{1} << 40;
+/// a batch): band(a, 0, 0) is the diagonal, band(a, -kNoLimit, 0) the lower
+/// triangle (kNoLimit: tenferro/linalg/attrs.hpp). Linear, works for
+/// symbolic extents.
 Value band(const Value& a, std::int64_t lo, std::int64_t hi);
 
 // ---- on tensor handles ----------------------------------------------------------------
