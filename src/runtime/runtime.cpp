@@ -383,9 +383,9 @@ class Executor {
   Executor(const Program& p, const Engine& engine, DimBindings& env)
       : p_(p), backend_(engine.backend()), env_(env), slots_(static_cast<std::size_t>(p.num_slots())) {}
 
-  void set(int slot, Tensor t) { slots_[static_cast<std::size_t>(slot)] = std::move(t); }
+  Tensor& slot(int s) { return slots_[static_cast<std::size_t>(s)]; }
   void set(const SlotTensors& values) {
-    for (const auto& [s, t] : values) set(s, t);
+    for (const auto& [s, t] : values) slot(s) = t;
   }
 
   // Runs every instruction (hoisted ones only when `run_hoisted`); returns
@@ -438,7 +438,7 @@ class Executor {
     for (std::size_t k = 0; k < out.size(); ++k) {
       bind_shape(p_.slot_meta[static_cast<std::size_t>(ins.outputs[k])].shape, out[k].shape(), env_,
                  detail::str("output ", k));
-      set(ins.outputs[k], std::move(out[k]));
+      slot(ins.outputs[k]) = std::move(out[k]);
     }
   }
 
@@ -463,7 +463,7 @@ class Executor {
         else backend_.execute_fused(ins.fused, in_, out);
       }
     }
-    set(ins.outputs[0], std::move(out));
+    slot(ins.outputs[0]) = std::move(out);
   }
 
   const Program& p_;
@@ -536,7 +536,7 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
   }
   // Execute.
   Executor exec(p, engine, run.env);
-  for (std::size_t k = 0; k < p.inputs.size(); ++k) exec.set(p.inputs[k].slot, std::move(run.inputs[k]));
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) exec.slot(p.inputs[k].slot) = std::move(run.inputs[k]);
   // Constants live on the host; a device engine gets them uploaded once.
   bool upload = std::any_of(p.constants.begin(), p.constants.end(),
                             [&](const auto& c) { return c.second.device() != engine.device(); });
