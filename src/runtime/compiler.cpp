@@ -183,7 +183,7 @@ bool is_primitive(const Instruction& ins, OpKind k) {
 }  // namespace
 
 Program dead_code_elimination(Program p) {
-  p.cache = std::make_shared<Program::Cache>();  // cached run plans describe the old code
+  p.renew_identity();  // caches keyed by the old identity describe the old code
   std::vector<bool> live(static_cast<std::size_t>(p.num_slots()), false);
   for (int s : p.outputs) live[static_cast<std::size_t>(s)] = true;
   std::vector<bool> keep(p.code.size(), false);
@@ -204,7 +204,7 @@ Program dead_code_elimination(Program p) {
 }
 
 Program common_subexpression_elimination(Program p) {
-  p.cache = std::make_shared<Program::Cache>();  // cached run plans describe the old code
+  p.renew_identity();  // caches keyed by the old identity describe the old code
   std::vector<int> to = identity(p.num_slots());
   // Identical constants: same storage, layout and dtype.
   std::vector<std::pair<int, Tensor>> constants;
@@ -259,7 +259,7 @@ Program common_subexpression_elimination(Program p) {
 }
 
 Program constant_folding(Program p) {
-  p.cache = std::make_shared<Program::Cache>();  // cached run plans describe the old code
+  p.renew_identity();  // caches keyed by the old identity describe the old code
   std::vector<bool> constant(static_cast<std::size_t>(p.num_slots()), false);
   for (const auto& c : p.constants) constant[static_cast<std::size_t>(c.first)] = true;
   for (Instruction& ins : p.code) {
@@ -277,7 +277,7 @@ Program constant_folding(Program p) {
 }
 
 Program sort_dot_dimensions(Program p) {
-  p.cache = std::make_shared<Program::Cache>();  // cached run plans describe the old code
+  p.renew_identity();  // caches keyed by the old identity describe the old code
   for (Instruction& ins : p.code) {
     if (!is_primitive(ins, OpKind::dot_general)) continue;
     auto& a = std::get<DotGeneralAttrs>(ins.attrs);
@@ -298,7 +298,7 @@ Program sort_dot_dimensions(Program p) {
 }
 
 Program fold_transposes(Program p) {
-  p.cache = std::make_shared<Program::Cache>();  // cached run plans describe the old code
+  p.renew_identity();  // caches keyed by the old identity describe the old code
   std::vector<int> prod = producers(p);
   for (Instruction& ins : p.code) {
     if (!is_primitive(ins, OpKind::dot_general)) continue;
@@ -331,7 +331,7 @@ Program fold_transposes(Program p) {
 }
 
 Program fuse_elementwise(Program p) {
-  p.cache = std::make_shared<Program::Cache>();  // cached run plans describe the old code
+  p.renew_identity();  // caches keyed by the old identity describe the old code
   std::vector<int> prod = producers(p);
   std::vector<int> uses = use_counts(p);
   std::vector<bool> is_output(static_cast<std::size_t>(p.num_slots()), false);
@@ -420,7 +420,7 @@ Program fuse_elementwise(Program p) {
 }
 
 Program assign_buffers(Program p) {
-  p.cache = std::make_shared<Program::Cache>();  // cached run plans describe the old code
+  p.renew_identity();  // caches keyed by the old identity describe the old code
   std::vector<int> last(static_cast<std::size_t>(p.num_slots()), -1);
   for (std::size_t i = 0; i < p.code.size(); ++i)
     for (int s : p.code[i].inputs) last[static_cast<std::size_t>(s)] = static_cast<int>(i);
@@ -453,7 +453,7 @@ Program assign_buffers(Program p) {
       }
     }
   }
-  // Hoisted results live in the program cache: never overwrite them.
+  // Hoisted results live in the runtime's cache: never overwrite them.
   std::vector<bool> hoisted_slot(static_cast<std::size_t>(p.num_slots()), false);
   for (const Instruction& ins : p.code)
     if (ins.hoisted)

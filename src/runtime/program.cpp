@@ -1,9 +1,15 @@
 // Program text and Graphviz output.
 #include "tenferro/runtime/program.hpp"
 
+#include <atomic>
 #include <sstream>
 
 namespace tenferro {
+
+std::shared_ptr<const Program::Identity> Program::fresh_identity() {
+  static std::atomic<std::uint64_t> next{0};
+  return std::make_shared<const Identity>(Identity{next.fetch_add(1, std::memory_order_relaxed) + 1});
+}
 
 std::string Instruction::name() const {
   std::ostringstream os;

@@ -16,6 +16,8 @@
 
 namespace tenferro {
 
+void Error::prepend_context(std::string_view context) { message_->insert(0, context); }
+
 namespace detail {
 void internal_assert_fail(const char* cond, const char* file, int line, const std::string& msg) {
   throw InternalError(str("internal error (a bug in tenferro): ", cond, " failed at ", file, ":",

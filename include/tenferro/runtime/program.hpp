@@ -13,9 +13,8 @@
 /// //   %2 = reduce_sum(%1) {dimensions=[0]} : f64[3]
 /// ```
 
-#include <map>
+#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -68,19 +67,29 @@ class Program {
   /// The program as a Graphviz DOT digraph.
   std::string to_dot() const;
 
-  /// Per-runtime results of hoisted (constant-folded) instructions and run
-  /// plans, filled by runs; copies of a program share it, and every compiler
-  /// pass gives its result a fresh one (edit `code` by hand only on a fresh
-  /// program, or reset `cache`).
-  struct Cache {
-    std::mutex mutex;
-    std::map<std::uint64_t, std::vector<std::pair<int, Tensor>>> hoisted;   ///< by runtime id
-    std::map<std::uint64_t, std::vector<std::pair<int, Tensor>>> uploaded;  ///< constants on a device engine
-    /// Checked concrete attributes and shapes per input-shape signature
-    /// (the runtime's run plans; bounded).
-    std::map<std::vector<Shape>, std::shared_ptr<const struct RunPlan>> plans;
+  /// The identity of this compiled program. Copies share it; the compiler
+  /// gives every program it produces (and every pass its result) a fresh one.
+  /// A `Runtime` keys its caches for the program (hoisted results, uploaded
+  /// constants, run plans) by it and drops them once no program holding the
+  /// identity is alive. Edit `code` by hand only on a program you then give a
+  /// fresh identity (`renew_identity()`), or cached plans describe old code.
+  ///
+  /// ```cpp
+  /// Program q = p;            // q.id() == p.id(): runs of q reuse p's cached plans
+  /// q.code.pop_back();        // hand edit ...
+  /// q.renew_identity();       // ... so q.id() != p.id()
+  /// ```
+  struct Identity {
+    std::uint64_t id = 0;  ///< unique in the process, never reused
   };
-  std::shared_ptr<Cache> cache = std::make_shared<Cache>();
+  std::shared_ptr<const Identity> identity = fresh_identity();
+
+  /// The identity's number.
+  std::uint64_t id() const { return identity->id; }
+  /// Gives this program a new identity (caches of the old one no longer apply).
+  void renew_identity() { identity = fresh_identity(); }
+  /// A new, never used identity.
+  static std::shared_ptr<const Identity> fresh_identity();
 };
 
 }  // namespace tenferro

@@ -17,7 +17,35 @@
 /// truncated SVD's rank) are bound when their instruction runs, and the
 /// instructions after it see them. Nothing is recompiled when extents change
 /// between runs. A failed run leaves the runtime and the program usable.
+/// An error raised by an instruction keeps its type (a singular traced
+/// `linalg::solve` throws `LinalgError` with its batch index and info); the
+/// message is prefixed with the instruction (`run_compiled: instruction %3 =
+/// linalg.solve: ...`).
+///
+/// **Caches.** The runtime (not the program) caches, per program identity
+/// (`Program::id()`): the results of hoisted (constant-folded) instructions,
+/// constants uploaded to a device engine, and the checked plans of runs keyed
+/// by the input shapes. At most `kMaxCachedPrograms` programs and, per
+/// program, `kMaxPlansPerProgram` shape signatures are kept, least recently
+/// used evicted first; the entry of a program whose every copy is destroyed is
+/// dropped at the runtime's next cache miss (or after at most
+/// `kSweepInterval` runs), so a dead program pins nothing for long.
+/// Copies of a `Runtime` share its engines and caches.
+///
+/// **Threads.** `run_compiled` may be called on one `Runtime` (or its copies)
+/// from several threads at once, with the same or different programs and
+/// inputs: each run keeps its bindings and buffers to itself and the caches
+/// are locked. The engines' backends must allow concurrent calls (the CPU
+/// backend does). `last_bindings()` then reports whichever run finished last.
+///
+/// ```cpp
+/// std::vector<std::thread> workers;
+/// for (std::int64_t n : {2, 5, 9})
+///   workers.emplace_back([&, n] { runtime.run_compiled(program, {{"x", Tensor::zeros({n, 3}, DType::f64)}}); });
+/// for (auto& w : workers) w.join();
+/// ```
 
+#include <cstddef>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -82,11 +110,23 @@ class Runtime {
 
   static Builder builder() { return Builder(); }
 
-  /// Runs `program`; returns its outputs in order.
+  /// Programs whose cache entries a runtime keeps (least recently used evicted).
+  static constexpr std::size_t kMaxCachedPrograms = 64;
+  /// Input-shape signatures whose run plans are kept per program (LRU).
+  static constexpr std::size_t kMaxPlansPerProgram = 64;
+  /// Runs between two sweeps of cache entries of destroyed programs (a miss
+  /// also sweeps).
+  static constexpr std::size_t kSweepInterval = 256;
+
+  /// Runs `program`; returns its outputs in order. Thread-safe (see above).
   std::vector<Tensor> run_compiled(const Program& program, const RunInputs& inputs = {}) const;
 
-  /// Symbol values of the most recent successful run (for inspection).
-  const DimBindings& last_bindings() const;
+  /// Symbol values of the most recent successful run (for inspection), copied
+  /// under the runtime's lock.
+  DimBindings last_bindings() const;
+
+  /// How many programs have a cache entry now (for inspection and tests).
+  std::size_t cached_programs() const;
 
  private:
   struct State;

@@ -16,9 +16,11 @@
 ///
 /// A failed call leaves every tensor it was given unchanged.
 
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace tenferro {
@@ -33,14 +35,33 @@ enum class ErrorCode {
 };
 
 /// Base of all tenferro exceptions.
+///
+/// A layer that catches an error to say where it happened adds that context
+/// in place and rethrows the same object, so the error keeps its dynamic type
+/// (a `LinalgError` stays catchable as `LinalgError`, with its fields):
+///
+/// ```cpp
+/// try {
+///   run_step();
+/// } catch (tenferro::Error& e) {
+///   e.prepend_context("run_compiled: instruction %3 = linalg.solve: ");
+///   throw;  // not `throw e;`, which would slice to the static type
+/// }
+/// ```
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+      : std::runtime_error(message), code_(code), message_(std::make_shared<std::string>(message)) {}
   ErrorCode code() const noexcept { return code_; }
+  /// The message, including any context prepended since construction.
+  const char* what() const noexcept override { return message_->c_str(); }
+  /// Puts `context` in front of the message. Copies of an error share its
+  /// message (copying stays nothrow), so every copy sees the context.
+  void prepend_context(std::string_view context);
 
  private:
   ErrorCode code_;
+  std::shared_ptr<std::string> message_;
 };
 
 /// Shapes that do not fit together (broadcasting, reshape, contraction sizes).
