@@ -17,8 +17,10 @@
 /// is ever passed as 'C'. The contracting pairs may be taken in any order
 /// common to both operands, so two orders are tried (sorted by lhs strides,
 /// then by rhs strides) and the one under which more operands are readable
-/// as they are wins (ties: the lhs order). Only an operand readable under
-/// neither is copied, into the column-major layout [m axes, k axes, batch]
+/// as they are wins (ties: the lhs order). So an operand readable in place
+/// under its own order (sorted by its strides) is copied only when both are
+/// and their orders differ; then the rhs is. Only an operand readable under
+/// neither order is copied, into the column-major layout [m axes, k axes, batch]
 /// (lhs) or [k axes, n axes, batch] (rhs); an output that is not writable
 /// is computed in a scratch tensor laid out as Note [dot_general layout]
 /// (tenferro/ops/primitives.hpp) says and copied once. Without BLAS (small
