@@ -98,13 +98,20 @@ class EinsumPlanBuilder {
     return code.back().out;
   }
 
-  // Layout of dense slot `s` (memory order = label order) and the
+  // Layout of dense slot `s` (column-major in label order) and the
   // positions of the labels of `a` and of `b` in it, in that order.
   void dense_layout(const Slot& s, const Labels& a, const Labels& b, Shape& shape, Strides& strides, DimVec& ia,
                     DimVec& ib) const {
-    shape = shape_of(s.labels);
-    strides = col_major_strides(shape);
+    shape.clear();
+    strides.clear();
+    ia.clear();
+    ib.clear();
+    std::int64_t stride = 1;
     for (std::size_t i = 0; i < s.labels.size(); ++i) {
+      const std::int64_t n = sizes_[static_cast<std::size_t>(s.labels[i])];
+      shape.push_back(n);
+      strides.push_back(stride);
+      stride *= std::max<std::int64_t>(n, 1);
       if (contains(a, s.labels[i])) ia.push_back(static_cast<std::int64_t>(i));
       else if (contains(b, s.labels[i])) ib.push_back(static_cast<std::int64_t>(i));
     }
@@ -115,22 +122,21 @@ class EinsumPlanBuilder {
   // as copied (Note [Einsum layouts]).
   bool needs_copy(const Slot& s, const Labels& free, const Labels& contract) const {
     if (!s.dense) return numel(s.labels) > 1;
-    Shape shape;
-    Strides strides;
-    DimVec f, k;
-    dense_layout(s, free, contract, shape, strides, f, k);
-    return !ops::gemm_layout(ops::merge_axes(shape, strides, f), ops::merge_axes(shape, strides, k)).has_value();
+    dense_layout(s, free, contract, scratch_shape_, scratch_strides_, scratch_a_, scratch_b_);
+    return !ops::gemm_layout(ops::merge_axes(scratch_shape_, scratch_strides_, scratch_a_),
+                             ops::merge_axes(scratch_shape_, scratch_strides_, scratch_b_))
+                .has_value();
   }
-  // Elements the kernel copies for dot_general(L, R) summing `k`. Each
-  // operand alone first (Note [GEMM mapping]: an operand readable in place
-  // under its own contracting order is copied only when both are and their
-  // orders differ); in that last case the plan of the two dense slots says
-  // which one (with BLAS, the output written in place in its preferred
-  // layout).
-  double kernel_copies(const Slot& L, const Slot& R, const Labels& k) const {
-    const bool cl = needs_copy(L, minus(L.labels, R.labels), k), cr = needs_copy(R, minus(R.labels, L.labels), k);
-    if (cl || cr || !L.dense || !R.dense || long_labels_in(L.labels, k) == long_labels_in(R.labels, k))
-      return (cl ? numel(L.labels) : 0) + (cr ? numel(R.labels) : 0);
+  // Note [GEMM mapping]: an operand readable in place under its own
+  // contracting order (`needs_copy` false) is copied only when both are and
+  // their orders differ. Whether that clash arises for dense slots L, R:
+  bool order_clash(const Slot& L, const Slot& R, const Labels& k, bool cl, bool cr) const {
+    return !cl && !cr && L.dense && R.dense && long_labels_in(L.labels, k) != long_labels_in(R.labels, k);
+  }
+  // ... and then the elements copied for dot_general(L, R) summing `k`, as
+  // the plan of the two slots says (with BLAS, the output written in place
+  // in its preferred layout).
+  double clash_copies(const Slot& L, const Slot& R, const Labels& k) const {
     Shape ls, rs;
     Strides lst, rst;
     DimVec lk, lb, rk, rb;
@@ -162,8 +168,11 @@ class EinsumPlanBuilder {
     return out;
   }
   // Copies the kernel makes when contracting slots x and y with `lhs_is_x`.
-  double step_copies(const Slot& x, const Slot& y, const Labels& k, bool lhs_is_x) const {
-    return lhs_is_x ? kernel_copies(x, y, k) : kernel_copies(y, x, k);
+  double step_copies(const Slot& x, const Slot& y, const Labels& fx, const Labels& fy, const Labels& k,
+                     bool lhs_is_x) const {
+    const bool cx = needs_copy(x, fx, k), cy = needs_copy(y, fy, k);
+    if (order_clash(x, y, k, cx, cy)) return lhs_is_x ? clash_copies(x, y, k) : clash_copies(y, x, k);
+    return (cx ? numel(x.labels) : 0) + (cy ? numel(y.labels) : 0);
   }
 
   // Note [Einsum layouts], small products: up to kSmallGemm multiply-adds
@@ -220,10 +229,13 @@ class EinsumPlanBuilder {
       const Slot& ws = slots_[static_cast<std::size_t>(node_slot_[static_cast<std::size_t>(w)])];
       return std::min(small_transposes(v, ws, fv, fw, k), small_transposes(ws, v, fw, fv, k));
     }
-    if (node_slot_[static_cast<std::size_t>(w)] < 0) return needs_copy(v, fv, k) ? numel(mem) : 0.0;
+    const bool cv = needs_copy(v, fv, k);
+    if (node_slot_[static_cast<std::size_t>(w)] < 0) return cv ? numel(mem) : 0.0;
     // The partner's layout is known: the better of the two operand orders.
     const Slot& ws = slots_[static_cast<std::size_t>(node_slot_[static_cast<std::size_t>(w)])];
-    return std::min(kernel_copies(v, ws, k), kernel_copies(ws, v, k));
+    const bool cw = needs_copy(ws, minus(ws.labels, mem), k);
+    if (order_clash(v, ws, k, cv, cw)) return std::min(clash_copies(v, ws, k), clash_copies(ws, v, k));
+    return (cv ? numel(mem) : 0) + (cw ? numel(ws.labels) : 0);
   }
 
   // Orders of `labels` (a result's labels, in a natural order) to try for
@@ -291,6 +303,10 @@ class EinsumPlanBuilder {
   int body_result_ = -1, result_ = -1;
   double copies_ = 0;
   std::vector<double> instr_copies_body_;  // predicted kernel copies per body instruction
+  // Reused by needs_copy (called for every candidate layout).
+  mutable Shape scratch_shape_;
+  mutable Strides scratch_strides_;
+  mutable DimVec scratch_a_, scratch_b_;
 };
 
 void EinsumPlanBuilder::prologue() {
@@ -534,7 +550,7 @@ void EinsumPlanBuilder::body() {
       const Labels& Fl = lhs_is_x ? Fx : Fy;
       const Labels& Fr = lhs_is_x ? Fy : Fx;
       const double own = small ? small_transposes(lhs_is_x ? X : Y, lhs_is_x ? Y : X, Fl, Fr, K)
-                               : step_copies(X, Y, K, lhs_is_x);
+                               : step_copies(X, Y, Fx, Fy, K, lhs_is_x);
       for (const Labels& border : candidate_orders(m, B)) {
         Labels mem = Fl;
         for (auto l : Fr) mem.push_back(l);
@@ -574,7 +590,7 @@ void EinsumPlanBuilder::body() {
       if (!leads_with(r0, K, Fr) || long_labels_in(r0.labels, K) != long_labels_in(kord, K))
         to_order(sr, release_r, kord, Fr);
     } else {
-      own = step_copies(X, Y, K, best->lhs_is_x);
+      own = step_copies(X, Y, Fx, Fy, K, best->lhs_is_x);
     }
     const Slot& L = slots_[static_cast<std::size_t>(sl)];
     const Slot& R = slots_[static_cast<std::size_t>(sr)];

@@ -17,9 +17,10 @@
 /// is ever passed as 'C'. The contracting pairs may be taken in any order
 /// common to both operands, so two orders are tried (sorted by lhs strides,
 /// then by rhs strides) and the one under which more operands are readable
-/// as they are wins (ties: the lhs order). So an operand readable in place
-/// under its own order (sorted by its strides) is copied only when both are
-/// and their orders differ; then the rhs is. Only an operand readable under
+/// as they are wins (ties: the lhs order). So an operand that is readable
+/// in place under its own order (its contracting axes sorted by its strides)
+/// is copied only when the other operand is readable too, in a different
+/// order: then the rhs is copied. Otherwise only an operand readable under
 /// neither order is copied, into the column-major layout [m axes, k axes, batch]
 /// (lhs) or [k axes, n axes, batch] (rhs); an output that is not writable
 /// is computed in a scratch tensor laid out as Note [dot_general layout]
@@ -122,7 +123,7 @@ struct GemmCall {
 
 /// The mapping of one dot_general onto (batched) GEMM.
 struct DotGeneralPlan {
-  DotRoles axes;                ///< contracting pairs in the order the plan reads them
+  DotRoles axes;                ///< the operands' axes (not their copies'), pairs in the order read
   DimVec out_batch, out_m, out_n;  ///< output axes of the batch, m and n indices
   std::int64_t m = 1, n = 1, k = 1;
   Shape batch_shape;            ///< extents of the batch axes
