@@ -22,29 +22,33 @@ DimVec free_axes(std::int64_t rank, const DimVec& batch, const DimVec& contracti
 
 GemmOp flip(GemmOp op) { return op == GemmOp::N ? GemmOp::T : GemmOp::N; }
 
-// An operand as the plan sees it: its metadata, and its axes by role
-// (renumbered when the plan copies it).
+// An operand as the plan sees it: a view of the caller's metadata and
+// axes, or of its own after the plan copies it (axes renumbered).
 struct Operand {
-  Shape shape;
-  Strides strides;
-  DotAxes axes;
+  const Shape* shape;
+  const Strides* strides;
+  const DotAxes* axes;
+  Shape copy_shape;
+  Strides copy_strides;
+  DotAxes copy_axes;
 };
 
 // Copies `x` (in the plan only) column-major with its axes in the order
 // first..., second..., batch...; returns that order in original axes.
 DimVec copy_operand(Operand& x, DimVec DotAxes::*first, DimVec DotAxes::*second) {
   DimVec order;
-  for (auto a : x.axes.*first) order.push_back(a);
-  for (auto a : x.axes.*second) order.push_back(a);
-  for (auto a : x.axes.batch) order.push_back(a);
-  Shape shape;
-  for (auto a : order) shape.push_back(x.shape[static_cast<std::size_t>(a)]);
-  x.shape = shape;
-  x.strides = col_major_strides(shape);
+  for (auto a : x.axes->*first) order.push_back(a);
+  for (auto a : x.axes->*second) order.push_back(a);
+  for (auto a : x.axes->batch) order.push_back(a);
+  for (auto a : order) x.copy_shape.push_back((*x.shape)[static_cast<std::size_t>(a)]);
+  x.copy_strides = col_major_strides(x.copy_shape);
   std::int64_t next = 0;
-  for (auto& a : x.axes.*first) a = next++;
-  for (auto& a : x.axes.*second) a = next++;
-  for (auto& a : x.axes.batch) a = next++;
+  for (std::size_t i = 0; i < (x.axes->*first).size(); ++i) (x.copy_axes.*first).push_back(next++);
+  for (std::size_t i = 0; i < (x.axes->*second).size(); ++i) (x.copy_axes.*second).push_back(next++);
+  for (std::size_t i = 0; i < x.axes->batch.size(); ++i) x.copy_axes.batch.push_back(next++);
+  x.shape = &x.copy_shape;
+  x.strides = &x.copy_strides;
+  x.axes = &x.copy_axes;
   return order;
 }
 
@@ -65,10 +69,13 @@ void set_matrix(GemmOperandPlan& p, const AxisGroup& rows, const AxisGroup& cols
   p.ld = lay->ld;
 }
 
-void set_batch(GemmOperandPlan& p, const Shape& shape, const Strides& strides, const DimVec& batch) {
+// Fills the batch strides; returns whether the batch axes form one regular group.
+bool set_batch(GemmOperandPlan& p, const Shape& shape, const Strides& strides, const DimVec& batch) {
+  if (batch.empty()) return true;  // one product: batch_stride stays 0
   for (auto a : batch) p.batch_strides.push_back(strides[static_cast<std::size_t>(a)]);
   const AxisGroup g = merge_axes(shape, strides, batch);
   p.batch_stride = g.extent <= 1 ? 0 : g.stride;
+  return g.regular;
 }
 
 }  // namespace
@@ -143,101 +150,88 @@ void DotGeneralPlan::batch_offsets(std::int64_t b, std::int64_t& lhs_off, std::i
 DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_shape, const Strides& lhs_strides,
                                 const Shape& rhs_shape, const Strides& rhs_strides, const Strides& out_strides,
                                 const DotPlanOptions& options) {
-  const DotRoles roles = dot_roles(attrs, static_cast<std::int64_t>(lhs_shape.size()),
-                                   static_cast<std::int64_t>(rhs_shape.size()));
-  Operand L{lhs_shape, lhs_strides, roles.lhs}, R{rhs_shape, rhs_strides, roles.rhs};
   DotGeneralPlan p;
-  const std::size_t nb = roles.lhs.batch.size();
+  p.axes = dot_roles(attrs, static_cast<std::int64_t>(lhs_shape.size()), static_cast<std::int64_t>(rhs_shape.size()));
+  DotAxes &la = p.axes.lhs, &ra = p.axes.rhs;
+  Operand L{&lhs_shape, &lhs_strides, &la, {}, {}, {}}, R{&rhs_shape, &rhs_strides, &ra, {}, {}, {}};
+  const std::size_t nb = la.batch.size();
   Shape out_shape;
   for (std::size_t i = 0; i < nb; ++i) {
     p.out_batch.push_back(static_cast<std::int64_t>(i));
-    p.batch_shape.push_back(lhs_shape[static_cast<std::size_t>(roles.lhs.batch[i])]);
+    p.batch_shape.push_back(lhs_shape[static_cast<std::size_t>(la.batch[i])]);
     out_shape.push_back(p.batch_shape.back());
   }
-  for (auto a : roles.lhs.free) {
+  for (auto a : la.free) {
     p.out_m.push_back(static_cast<std::int64_t>(out_shape.size()));
     out_shape.push_back(lhs_shape[static_cast<std::size_t>(a)]);
   }
-  for (auto a : roles.rhs.free) {
+  for (auto a : ra.free) {
     p.out_n.push_back(static_cast<std::int64_t>(out_shape.size()));
     out_shape.push_back(rhs_shape[static_cast<std::size_t>(a)]);
   }
-  AxisGroup M = merge_axes(L.shape, L.strides, L.axes.free), N = merge_axes(R.shape, R.strides, R.axes.free);
+  AxisGroup M = merge_axes(lhs_shape, lhs_strides, la.free), N = merge_axes(rhs_shape, rhs_strides, ra.free);
   p.m = M.extent;
   p.n = N.extent;
-  p.k = product(L.shape, L.axes.contracting);
-  p.batch_count = product(lhs_shape, roles.lhs.batch);
+  p.k = product(lhs_shape, la.contracting);
+  p.batch_count = product(lhs_shape, la.batch);
   p.blas = options.blas && p.m * p.n * p.k >= options.min_blas_work;
 
-  // Whether an operand is readable as it is under a contracting order.
-  auto lhs_ok = [&](const Operand& x) {
-    if (options.strided_batch && !merge_axes(x.shape, x.strides, x.axes.batch).regular) return false;
-    const AxisGroup K = merge_axes(x.shape, x.strides, x.axes.contracting);
-    return p.blas ? gemm_layout(M, K).has_value() : (M.regular && K.regular);
-  };
-  auto rhs_ok = [&](const Operand& x) {
-    if (options.strided_batch && !merge_axes(x.shape, x.strides, x.axes.batch).regular) return false;
-    const AxisGroup K = merge_axes(x.shape, x.strides, x.axes.contracting);
-    return p.blas ? gemm_layout(K, N).has_value() : (K.regular && N.regular);
+  // Whether an operand is readable as it is under the contracting order `k`.
+  auto readable = [&](const Operand& x, const DimVec& k, bool is_lhs) {
+    if (options.strided_batch && !merge_axes(*x.shape, *x.strides, x.axes->batch).regular) return false;
+    const AxisGroup K = merge_axes(*x.shape, *x.strides, k);
+    if (!p.blas) return (is_lhs ? M : N).regular && K.regular;
+    return (is_lhs ? gemm_layout(M, K) : gemm_layout(K, N)).has_value();
   };
   // Contracting order: by lhs strides, unless the rhs order reads more operands as they are.
-  if (L.axes.contracting.size() > 1) {
+  if (la.contracting.size() > 1) {
     auto by_stride = [](const Strides& st) {
       return [&st](std::int64_t a) { return std::llabs(st[static_cast<std::size_t>(a)]); };
     };
-    const DimVec lc = L.axes.contracting, rc = R.axes.contracting;
-    sort_contracting_pairs(L.axes.contracting, R.axes.contracting, by_stride(L.strides));
-    const int score_l = int(lhs_ok(L)) + int(rhs_ok(R));
+    DimVec lc2 = la.contracting, rc2 = ra.contracting;
+    sort_contracting_pairs(la.contracting, ra.contracting, by_stride(lhs_strides));
+    const int score_l = int(readable(L, la.contracting, true)) + int(readable(R, ra.contracting, false));
     if (score_l < 2) {
-      Operand L2 = L, R2 = R;
-      L2.axes.contracting = lc;
-      R2.axes.contracting = rc;
-      sort_contracting_pairs(R2.axes.contracting, L2.axes.contracting, by_stride(R2.strides));
-      if (int(lhs_ok(L2)) + int(rhs_ok(R2)) > score_l) {
-        L.axes.contracting = L2.axes.contracting;
-        R.axes.contracting = R2.axes.contracting;
+      sort_contracting_pairs(rc2, lc2, by_stride(rhs_strides));
+      if (int(readable(L, lc2, true)) + int(readable(R, rc2, false)) > score_l) {
+        la.contracting = lc2;
+        ra.contracting = rc2;
       }
     }
   }
-  p.axes = roles;
-  p.axes.lhs.contracting = L.axes.contracting;
-  p.axes.rhs.contracting = R.axes.contracting;
-  if (!lhs_ok(L)) {
+  if (!readable(L, la.contracting, true)) {
     p.lhs.copy = true;
     p.lhs.copy_order = copy_operand(L, &DotAxes::free, &DotAxes::contracting);
     p.lhs.copied_elements = product(lhs_shape, p.lhs.copy_order);
-    M = merge_axes(L.shape, L.strides, L.axes.free);
+    M = merge_axes(*L.shape, *L.strides, L.axes->free);
   }
-  if (!rhs_ok(R)) {
+  if (!readable(R, ra.contracting, false)) {
     p.rhs.copy = true;
     p.rhs.copy_order = copy_operand(R, &DotAxes::contracting, &DotAxes::free);
     p.rhs.copied_elements = product(rhs_shape, p.rhs.copy_order);
-    N = merge_axes(R.shape, R.strides, R.axes.free);
+    N = merge_axes(*R.shape, *R.strides, R.axes->free);
   }
-  set_matrix(p.lhs, M, merge_axes(L.shape, L.strides, L.axes.contracting), p.blas);
-  set_matrix(p.rhs, merge_axes(R.shape, R.strides, R.axes.contracting), N, p.blas);
-  set_batch(p.lhs, L.shape, L.strides, L.axes.batch);
-  set_batch(p.rhs, R.shape, R.strides, R.axes.batch);
+  set_matrix(p.lhs, M, merge_axes(*L.shape, *L.strides, L.axes->contracting), p.blas);
+  set_matrix(p.rhs, merge_axes(*R.shape, *R.strides, R.axes->contracting), N, p.blas);
+  const bool lhs_strided = set_batch(p.lhs, *L.shape, *L.strides, L.axes->batch);
+  const bool rhs_strided = set_batch(p.rhs, *R.shape, *R.strides, R.axes->batch);
 
   // Output: written in place when its groups allow, else through a scratch.
-  Strides ost = out_strides;
-  auto out_ok = [&] {
-    const AxisGroup Mo = merge_axes(out_shape, ost, p.out_m), No = merge_axes(out_shape, ost, p.out_n);
-    if (options.strided_batch && !merge_axes(out_shape, ost, p.out_batch).regular) return false;
-    return p.blas ? gemm_layout(Mo, No).has_value() : (Mo.regular && No.regular);
-  };
-  if (!out_ok()) {
-    ost = preferred_strides(OpKind::dot_general, attrs, out_shape);
+  const Strides* ost = &out_strides;
+  AxisGroup Mo = merge_axes(out_shape, *ost, p.out_m), No = merge_axes(out_shape, *ost, p.out_n);
+  const bool out_ok = (!options.strided_batch || merge_axes(out_shape, *ost, p.out_batch).regular) &&
+                      (p.blas ? gemm_layout(Mo, No).has_value() : (Mo.regular && No.regular));
+  if (!out_ok) {
     p.out.copy = true;
-    p.out.scratch_strides = ost;
-    p.out.copied_elements = product(out_shape, p.out_batch) * product(out_shape, p.out_m) *
-                            product(out_shape, p.out_n);
+    p.out.scratch_strides = preferred_strides(OpKind::dot_general, attrs, out_shape);
+    p.out.copied_elements = product(out_shape, p.out_batch) * p.m * p.n;
+    ost = &p.out.scratch_strides;
+    Mo = merge_axes(out_shape, *ost, p.out_m);
+    No = merge_axes(out_shape, *ost, p.out_n);
   }
-  set_matrix(p.out, merge_axes(out_shape, ost, p.out_m), merge_axes(out_shape, ost, p.out_n), p.blas);
-  set_batch(p.out, out_shape, ost, p.out_batch);
-  p.strided_batch = merge_axes(L.shape, L.strides, L.axes.batch).regular &&
-                    merge_axes(R.shape, R.strides, R.axes.batch).regular &&
-                    merge_axes(out_shape, ost, p.out_batch).regular;
+  set_matrix(p.out, Mo, No, p.blas);
+  const bool out_strided = set_batch(p.out, out_shape, *ost, p.out_batch);
+  p.strided_batch = lhs_strided && rhs_strided && out_strided;
   return p;
 }
 
