@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "network.hpp"
+#include "tenferro/ops/dot_plan.hpp"
+#include "tenferro/ops/primitives.hpp"
 #include "tenferro/tensor/error.hpp"
 
 namespace tenferro {
@@ -96,27 +98,68 @@ class EinsumPlanBuilder {
     return code.back().out;
   }
 
-  // Whether the CPU dot_general must copy an operand whose free labels are
-  // `free` and contracting labels `contract` (Note [Einsum layouts]).
+  // Layout of dense slot `s` (column-major in label order) and the
+  // positions of the labels of `a` and of `b` in it, in that order.
+  void dense_layout(const Slot& s, const Labels& a, const Labels& b, Shape& shape, Strides& strides, DimVec& ia,
+                    DimVec& ib) const {
+    shape.clear();
+    strides.clear();
+    ia.clear();
+    ib.clear();
+    std::int64_t stride = 1;
+    for (std::size_t i = 0; i < s.labels.size(); ++i) {
+      const std::int64_t n = sizes_[static_cast<std::size_t>(s.labels[i])];
+      shape.push_back(n);
+      strides.push_back(stride);
+      stride *= std::max<std::int64_t>(n, 1);
+      if (contains(a, s.labels[i])) ia.push_back(static_cast<std::int64_t>(i));
+      else if (contains(b, s.labels[i])) ib.push_back(static_cast<std::int64_t>(i));
+    }
+  }
+  // Whether the dot_general plan (Note [GEMM mapping]) copies an operand
+  // whose free labels are `free` and contracting labels `contract`, read in
+  // its own order; a slot that is not dense has an unknown layout and counts
+  // as copied (Note [Einsum layouts]).
   bool needs_copy(const Slot& s, const Labels& free, const Labels& contract) const {
     if (!s.dense) return numel(s.labels) > 1;
-    std::int64_t fmin = -1, fmax = -1, fn = 0, kmin = -1, kmax = -1, kn = 0, pos = 0;
-    for (auto l : s.labels) {
-      if (sizes_[static_cast<std::size_t>(l)] == 1) continue;
-      if (contains(free, l)) {
-        if (fmin < 0) fmin = pos;
-        fmax = pos;
-        ++fn;
-      } else if (contains(contract, l)) {
-        if (kmin < 0) kmin = pos;
-        kmax = pos;
-        ++kn;
-      }
-      ++pos;
+    dense_layout(s, free, contract, scratch_shape_, scratch_strides_, scratch_a_, scratch_b_);
+    return !ops::gemm_layout(ops::merge_axes(scratch_shape_, scratch_strides_, scratch_a_),
+                             ops::merge_axes(scratch_shape_, scratch_strides_, scratch_b_))
+                .has_value();
+  }
+  // Note [GEMM mapping]: an operand readable in place under its own
+  // contracting order (`needs_copy` false) is copied only when both are and
+  // their orders differ. Whether that clash arises for dense slots L, R:
+  bool order_clash(const Slot& L, const Slot& R, const Labels& k, bool cl, bool cr) const {
+    return !cl && !cr && L.dense && R.dense && long_labels_in(L.labels, k) != long_labels_in(R.labels, k);
+  }
+  // ... and then the elements copied for dot_general(L, R) summing `k`, as
+  // the plan of the two slots says (with BLAS, the output written in place
+  // in its preferred layout).
+  double clash_copies(const Slot& L, const Slot& R, const Labels& k) const {
+    Shape ls, rs;
+    Strides lst, rst;
+    DimVec lk, lb, rk, rb;
+    dense_layout(L, k, R.labels, ls, lst, lk, lb);
+    dense_layout(R, k, L.labels, rs, rst, rk, rb);
+    DotGeneralAttrs d;
+    for (auto i : lb) {
+      d.lhs_batching_dimensions.push_back(i);
+      d.rhs_batching_dimensions.push_back(index_of(R.labels, L.labels[static_cast<std::size_t>(i)]));
     }
-    if (fn > 0 && fmax - fmin + 1 != fn) return true;
-    if (kn > 0 && kmax - kmin + 1 != kn) return true;
-    return fn > 0 && kn > 0 && fmin != 0 && kmin != 0;
+    for (auto i : lk) {
+      d.lhs_contracting_dimensions.push_back(i);
+      d.rhs_contracting_dimensions.push_back(index_of(R.labels, L.labels[static_cast<std::size_t>(i)]));
+    }
+    Shape os;
+    for (auto i : lb) os.push_back(ls[static_cast<std::size_t>(i)]);
+    for (std::size_t i = 0; i < L.labels.size(); ++i)
+      if (!contains(R.labels, L.labels[i])) os.push_back(ls[i]);
+    for (std::size_t i = 0; i < R.labels.size(); ++i)
+      if (!contains(L.labels, R.labels[i])) os.push_back(rs[i]);
+    const ops::DotGeneralPlan p =
+        ops::plan_dot_general(d, ls, lst, rs, rst, ops::preferred_strides(OpKind::dot_general, d, os));
+    return (p.lhs.copy ? numel(L.labels) : 0) + (p.rhs.copy ? numel(R.labels) : 0);
   }
   Labels long_labels_in(const Labels& order, const Labels& subset) const {
     Labels out;
@@ -128,10 +171,8 @@ class EinsumPlanBuilder {
   double step_copies(const Slot& x, const Slot& y, const Labels& fx, const Labels& fy, const Labels& k,
                      bool lhs_is_x) const {
     const bool cx = needs_copy(x, fx, k), cy = needs_copy(y, fy, k);
-    double c = (cx ? numel(x.labels) : 0) + (cy ? numel(y.labels) : 0);
-    if (!cx && !cy && long_labels_in(x.labels, k) != long_labels_in(y.labels, k))
-      c += numel(lhs_is_x ? y.labels : x.labels);  // the kernel copies the rhs
-    return c;
+    if (order_clash(x, y, k, cx, cy)) return lhs_is_x ? clash_copies(x, y, k) : clash_copies(y, x, k);
+    return (cx ? numel(x.labels) : 0) + (cy ? numel(y.labels) : 0);
   }
 
   // Note [Einsum layouts], small products: up to kSmallGemm multiply-adds
@@ -189,15 +230,12 @@ class EinsumPlanBuilder {
       return std::min(small_transposes(v, ws, fv, fw, k), small_transposes(ws, v, fw, fv, k));
     }
     const bool cv = needs_copy(v, fv, k);
-    double pen = cv ? numel(mem) : 0.0;
-    if (node_slot_[static_cast<std::size_t>(w)] >= 0) {
-      const Slot& ws = slots_[static_cast<std::size_t>(node_slot_[static_cast<std::size_t>(w)])];
-      const bool cw = needs_copy(ws, minus(ws.labels, mem), k);
-      if (cw) pen += numel(ws.labels);
-      if (!cv && !cw && long_labels_in(mem, k) != long_labels_in(ws.labels, k))
-        pen += std::min(numel(mem), numel(ws.labels));
-    }
-    return pen;
+    if (node_slot_[static_cast<std::size_t>(w)] < 0) return cv ? numel(mem) : 0.0;
+    // The partner's layout is known: the better of the two operand orders.
+    const Slot& ws = slots_[static_cast<std::size_t>(node_slot_[static_cast<std::size_t>(w)])];
+    const bool cw = needs_copy(ws, minus(ws.labels, mem), k);
+    if (order_clash(v, ws, k, cv, cw)) return std::min(clash_copies(v, ws, k), clash_copies(ws, v, k));
+    return (cv ? numel(mem) : 0) + (cw ? numel(ws.labels) : 0);
   }
 
   // Orders of `labels` (a result's labels, in a natural order) to try for
@@ -265,6 +303,10 @@ class EinsumPlanBuilder {
   int body_result_ = -1, result_ = -1;
   double copies_ = 0;
   std::vector<double> instr_copies_body_;  // predicted kernel copies per body instruction
+  // Reused by needs_copy (called for every candidate layout).
+  mutable Shape scratch_shape_;
+  mutable Strides scratch_strides_;
+  mutable DimVec scratch_a_, scratch_b_;
 };
 
 void EinsumPlanBuilder::prologue() {
@@ -572,8 +614,10 @@ void EinsumPlanBuilder::body() {
     instr_copies_body_.back() = own;
     if (!best->batch.empty()) {
       // Name the axes in memory order (Note [dot_general layout]).
-      EinsumInstr p{.op = EinsumOp::permute_view, .a = out, .release_a = true};
-      for (auto l : best->mem) p.axes.push_back(index_of(logical, l));
+      EinsumInstr p{.op = EinsumOp::permute_view, .a = out, .release_a = true,
+                    .axes = ops::dot_output_memory_order(dot.dot, static_cast<std::int64_t>(logical.size()))};
+      for (std::size_t i = 0; i < p.axes.size(); ++i)
+        TF_INTERNAL_ASSERT(logical[static_cast<std::size_t>(p.axes[i])] == best->mem[i], "einsum plan: dot_general layout");
       out = emit(body_, p, best->mem, true, false);
       instr_copies_body_.resize(body_.size(), 0);
     }

@@ -29,7 +29,8 @@ class BufferPool {
   std::size_t held_ = 0, max_bytes_;
 };
 
-/// `inner` with allocations served from (and returned to) `pool`.
+/// `inner` with allocations served from (and returned to) `pool`; every
+/// other call goes to `inner`.
 class PooledBackend final : public Backend {
  public:
   PooledBackend(Backend& inner, std::shared_ptr<BufferPool> pool) : inner_(inner), pool_(std::move(pool)) {}
@@ -40,6 +41,13 @@ class PooledBackend final : public Backend {
                const Tensor& output) override {
     inner_.execute(kind, attrs, inputs, output);
   }
+  // Forwarded too: the defaults would bypass `inner`'s single-pass fused
+  // kernel and its device upload.
+  void execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
+                     const Tensor& output) override {
+    inner_.execute_fused(kernel, inputs, output);
+  }
+  Tensor from_host(const Tensor& host) override { return inner_.from_host(host); }
 
  private:
   Backend& inner_;

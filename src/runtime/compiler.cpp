@@ -8,6 +8,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "tenferro/ops/dot_plan.hpp"
+
 namespace tenferro {
 
 // ---- lowering ----------------------------------------------------------------------
@@ -280,19 +282,7 @@ Program sort_dot_dimensions(Program p) {
   p.renew_identity();  // caches keyed by the old identity describe the old code
   for (Instruction& ins : p.code) {
     if (!is_primitive(ins, OpKind::dot_general)) continue;
-    auto& a = std::get<DotGeneralAttrs>(ins.attrs);
-    std::vector<std::size_t> order(a.lhs_contracting_dimensions.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-      return a.lhs_contracting_dimensions[x] < a.lhs_contracting_dimensions[y];
-    });
-    DimVec l, r;
-    for (auto i : order) {
-      l.push_back(a.lhs_contracting_dimensions[i]);
-      r.push_back(a.rhs_contracting_dimensions[i]);
-    }
-    a.lhs_contracting_dimensions = l;
-    a.rhs_contracting_dimensions = r;
+    ins.attrs = ops::sort_dot_dimensions(std::get<DotGeneralAttrs>(ins.attrs));
   }
   return p;
 }
@@ -306,24 +296,10 @@ Program fold_transposes(Program p) {
       int src = prod[static_cast<std::size_t>(ins.inputs[static_cast<std::size_t>(side)])];
       if (src < 0 || !is_primitive(p.code[static_cast<std::size_t>(src)], OpKind::transpose)) continue;
       const Instruction& t = p.code[static_cast<std::size_t>(src)];
-      const DimVec& perm = std::get<PermutationAttrs>(t.attrs).permutation;
       auto& a = std::get<DotGeneralAttrs>(ins.attrs);
-      DimVec& batch = side == 0 ? a.lhs_batching_dimensions : a.rhs_batching_dimensions;
-      DimVec& contract = side == 0 ? a.lhs_contracting_dimensions : a.rhs_contracting_dimensions;
-      // Free axes keep their order in the output only if the permutation
-      // maps them to increasing axes of the transpose's operand.
-      std::int64_t last = -1;
-      bool ok = true;
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(perm.size()); ++i) {
-        if (std::find(batch.begin(), batch.end(), i) != batch.end() ||
-            std::find(contract.begin(), contract.end(), i) != contract.end())
-          continue;
-        ok = ok && perm[static_cast<std::size_t>(i)] > last;
-        last = perm[static_cast<std::size_t>(i)];
-      }
-      if (!ok) continue;
-      for (auto& d : batch) d = perm[static_cast<std::size_t>(d)];
-      for (auto& d : contract) d = perm[static_cast<std::size_t>(d)];
+      auto folded = ops::fold_transpose_into_dot(a, side, std::get<PermutationAttrs>(t.attrs).permutation);
+      if (!folded) continue;
+      a = *folded;
       ins.inputs[static_cast<std::size_t>(side)] = t.inputs[0];
     }
   }

@@ -35,11 +35,12 @@
 ///
 /// Note [Einsum layouts]: the plan assumes each operand is dense in its
 /// logical axis order (eager `einsum` first views every operand so that this
-/// holds) and tracks the memory order of every intermediate. The CPU
-/// `dot_general` reads an operand without copying when its free axes and
-/// its contracting axes each form one contiguous block of memory, one of the
-/// two blocks at stride 1, and the contracting axes lie in the same order in
-/// both operands (Note [GEMM mapping] in src/cpu/dot_general.cpp). For each
+/// holds) and tracks the memory order of every intermediate. Which operands
+/// `dot_general` copies is asked of the dot_general plan (Note [GEMM
+/// mapping] in tenferro/ops/dot_plan.hpp): roughly, an operand is read in
+/// place when its free axes and its contracting axes each form one
+/// contiguous block of memory, one of the two blocks at stride 1, and the
+/// contracting axes lie in the same order in both operands. For each
 /// step the plan chooses which operand goes left and the order of the batch
 /// axes (which set the result's memory order) so that the step that later
 /// consumes the result meets these conditions; `predicted_copy_elements`
