@@ -16,7 +16,8 @@
 //   static DType dtype(const Handle&);
 //   static const ExtentList<Extent>& shape(const Handle&);
 //   Handle apply(OpKind, const BasicAttrs<Extent>&, std::span<const Handle>);  // one primitive
-//   Handle constant(Scalar, DType);                      // a rank-0 constant
+//   Handle constant(Scalar, DType, const Handle& like);  // a rank-0 constant used
+//                                                        // next to `like` (same device / mode)
 //   Handle permute(const Handle&, const DimVec& perm);   // view (eager) or transpose
 //   Handle diagonal(const Handle&, std::int64_t a1, std::int64_t a2);  // as a new last axis
 // Promotion rules (one place): binary operands promote with `promote_types`;
@@ -148,7 +149,7 @@ H<E> binary(E& e, OpKind k, const H<E>& a, const H<E>& b, const BasicAttrs<X<E>>
 template <class E>
 H<E> scalar_operand(E& e, const H<E>& a, const Scalar& s) {
   TF_CHECK(a.defined(), ValueError, "scalar operand", "operand is an undefined tensor");
-  return e.constant(s, scalar_dtype(e.dtype(a), s));
+  return e.constant(s, scalar_dtype(e.dtype(a), s), a);
 }
 
 /// `a (op) s`, or `s (op) a` when `scalar_first`.
@@ -190,7 +191,7 @@ template <class E>
 H<E> clamp(E& e, const Scalar& lo, const H<E>& x, const Scalar& hi) {
   TF_CHECK(x.defined(), ValueError, "clamp", "operand is an undefined tensor");
   return prim(e, OpKind::clamp, NoAttrs{},
-              {e.constant(lo, e.dtype(x)), x, e.constant(hi, e.dtype(x))});
+              {e.constant(lo, e.dtype(x), x), x, e.constant(hi, e.dtype(x), x)});
 }
 
 template <class E>
@@ -217,7 +218,10 @@ H<E> real(E& e, const H<E>& x) {
 template <class E>
 H<E> imag(E& e, const H<E>& x) {
   if (is_complex(e.dtype(x))) return unary(e, OpKind::imag, x);
-  return broadcast_in_dim(e, e.constant(Scalar(0), e.dtype(x)), e.shape(x), {});
+  // Zeros of x's shape, computed from x (select with a false predicate), so
+  // that a traced program keeps x as an input and binds its symbolic extents.
+  auto fill = [&](const Scalar& v, DType d) { return broadcast_in_dim(e, e.constant(v, d, x), e.shape(x), {}); };
+  return prim(e, OpKind::select, NoAttrs{}, {fill(Scalar(false), DType::bool_), x, fill(Scalar(0), e.dtype(x))});
 }
 
 template <class E>
@@ -253,7 +257,7 @@ H<E> mean(E& e, const H<E>& x, const DimVec& axes) {
   TF_CHECK(c.has_value(), UnimplementedError, "mean", "over axes of symbolic extent ", count,
            " (divide a sum by the count instead)");
   H<E> s = reduce(e, OpKind::reduce_sum, as_float(e, x), ax);
-  return binary(e, OpKind::divide, s, e.constant(Scalar(static_cast<double>(*c)), e.dtype(s)));
+  return binary(e, OpKind::divide, s, e.constant(Scalar(static_cast<double>(*c)), e.dtype(s), s));
 }
 
 /// Frobenius norm sqrt(sum |x|^2), scaled by the largest magnitude so that the
@@ -264,13 +268,13 @@ H<E> norm(E& e, const H<E>& x) {
   H<E> mag = unary(e, OpKind::abs, as_float(e, x));
   DType d = e.dtype(mag);
   for (const auto& ext : e.shape(mag))
-    if (ext == X<E>(0)) return e.constant(Scalar(0.0), d);
+    if (ext == X<E>(0)) return e.constant(Scalar(0.0), d, mag);
   DimVec all = all_axes(e, mag);
   H<E> m = prim(e, OpKind::reduce_max, AxesAttrs{all}, {mag});
-  H<E> one = e.constant(Scalar(1.0), d);
+  H<E> one = e.constant(Scalar(1.0), d, m);
   H<E> finite = prim(e, OpKind::select, NoAttrs{}, {unary(e, OpKind::is_finite, m), m, one});
   H<E> positive = prim(e, OpKind::compare, CompareAttrs{ComparisonDirection::GT},
-                       {finite, e.constant(Scalar(0.0), d)});
+                       {finite, e.constant(Scalar(0.0), d, m)});
   H<E> scale = prim(e, OpKind::select, NoAttrs{}, {positive, finite, one});
   H<E> scaled = binary(e, OpKind::divide, mag, scale);
   H<E> ss = prim(e, OpKind::reduce_sum, AxesAttrs{all}, {square(e, scaled)});

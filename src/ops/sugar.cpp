@@ -29,7 +29,7 @@ struct TensorEmitter {
   Tensor apply(OpKind k, const Attrs& attrs, std::span<const Tensor> in) {
     return ops::call(k, attrs, in, backend);
   }
-  Tensor constant(Scalar v, DType d) { return backend.from_host(Tensor::full({}, v, d)); }
+  Tensor constant(Scalar v, DType d, const Tensor&) { return backend.from_host(Tensor::full({}, v, d)); }
   static Tensor permute(const Tensor& t, const DimVec& perm) { return t.permute(perm); }
   static Tensor diagonal(const Tensor& t, std::int64_t a1, std::int64_t a2) {
     return t.diagonal(a1, a2);

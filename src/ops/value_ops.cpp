@@ -24,7 +24,14 @@ struct ValueEmitter {
   static Value apply(OpKind k, const SymAttrs& attrs, std::span<const Value> in) {
     return graph::apply(k, attrs, std::vector<Value>(in.begin(), in.end()));
   }
-  static Value constant(Scalar v, DType d) { return scalar(v, d); }
+  // Next to an eager value, an eager leaf on its backend: a result that
+  // depends only on constants (imag of a real tensor, the norm of an empty
+  // one) is then still computed eagerly (Note [Eager evaluation]).
+  static Value constant(Scalar v, DType d, const Value& like) {
+    Backend* be = like.node ? like.node->eager : nullptr;
+    if (be == nullptr) return scalar(v, d);
+    return graph::eager_leaf(be->from_host(Tensor::full({}, v, d)), *be);
+  }
   static Value permute(const Value& x, const DimVec& perm) { return transpose(x, perm); }
   static Value diagonal(const Value& x, std::int64_t a1, std::int64_t a2) {
     return vops::diagonal(x, a1, a2);
@@ -204,9 +211,17 @@ Value diagonal(const Value& x, std::int64_t a1, std::int64_t a2) {
   std::size_t i = static_cast<std::size_t>(normalize_axis(a1, r, "diagonal"));
   std::size_t j = static_cast<std::size_t>(normalize_axis(a2, r, "diagonal"));
   TF_CHECK(i != j, ValueError, "diagonal", "axes must differ, got ", a1, " and ", a2);
-  auto n = x.shape()[i].try_value();
-  TF_CHECK(n.has_value() && x.shape()[i] == x.shape()[j], UnimplementedError, "diagonal",
-           "needs equal constant extents on axes ", i, " and ", j, ", got ", x.shape());
+  auto ni = x.shape()[i].try_value(), nj = x.shape()[j].try_value();
+  TF_CHECK(ni.has_value() && nj.has_value(), UnimplementedError, "diagonal",
+           "needs constant extents on axes ", i, " and ", j, ", got ", x.shape());
+  auto n = std::optional<std::int64_t>(std::min(*ni, *nj));  // rectangular: the shorter side
+  if (*n == 0) {  // an empty diagonal: no gather (its slices would not fit)
+    SymShape out;
+    for (std::int64_t d = 0; d < r; ++d)
+      if (d != std::int64_t(i) && d != std::int64_t(j)) out.push_back(x.shape()[static_cast<std::size_t>(d)]);
+    out.push_back(Dim(0));
+    return broadcast_in_dim(ValueEmitter::constant(Scalar(0), x.dtype(), x), out, {});
+  }
   // indices[k] = (k, k): gather one element of axes (i, j) per k, keep the others.
   std::vector<std::int64_t> idx;
   for (std::int64_t k = 0; k < *n; ++k) {

@@ -131,7 +131,7 @@ Value dynamic_update_slice(const Value& x, const Value& update, const Value& sta
 Value gather(const Value& x, const Value& indices, const BasicGatherAttrs<Dim>& attrs);
 Value scatter(const Value& x, const Value& indices, const Value& updates, const ScatterAttrs& attrs);
 /// The diagonal of axes (a1, a2) as a new last axis (a gather; the two
-/// extents must be equal constants).
+/// extents must be constants; rectangular: min of the two, as Tensor::diagonal).
 Value diagonal(const Value& x, std::int64_t a1 = 0, std::int64_t a2 = 1);
 /// Sum of the diagonal of axes (0, 1).
 Value trace(const Value& x);
