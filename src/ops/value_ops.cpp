@@ -130,6 +130,13 @@ TF_REDUCE(max, reduce_max)
 TF_REDUCE(min, reduce_min)
 #undef TF_REDUCE
 
+Value reduce_max(const Value& x, const DimVec& axes) {
+  return prim(OpKind::reduce_max, AxesAttrs{op_layer::normalized_axes(emitter, x, axes, "reduce_max")}, {x});
+}
+Value reduce_min(const Value& x, const DimVec& axes) {
+  return prim(OpKind::reduce_min, AxesAttrs{op_layer::normalized_axes(emitter, x, axes, "reduce_min")}, {x});
+}
+
 Value mean(const Value& x, const DimVec& axes) { return op_layer::mean(emitter, x, axes); }
 Value mean(const Value& x) { return op_layer::mean(emitter, x, op_layer::all_axes(emitter, x)); }
 

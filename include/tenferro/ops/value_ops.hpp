@@ -112,6 +112,11 @@ Value min(const Value& x, const DimVec& axes);
 Value min(const Value& x);
 Value prod(const Value& x, const DimVec& axes);
 Value prod(const Value& x);
+/// The reduce_max / reduce_min primitives without the user-facing check: an
+/// empty axis gives the identity (-inf / +inf). For derivative rules whose
+/// operands may be empty (e.g. the spectrum of a 0 x 0 matrix).
+Value reduce_max(const Value& x, const DimVec& axes);
+Value reduce_min(const Value& x, const DimVec& axes);
 /// Frobenius norm sqrt(sum |x|^2), scaled against overflow (real, rank 0).
 Value norm(const Value& x);
 
