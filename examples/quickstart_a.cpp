@@ -8,7 +8,7 @@ int main() {
   CpuBackend backend;
   auto a = TypedTensor<double>::from_vec_col_major({2, 2}, {2.0, 1.0, 1.0, 2.0});
   auto identity = TypedTensor<double>::from_vec_col_major({2, 2}, {1.0, 0.0, 0.0, 1.0});
-  auto product = a.matmul(identity, backend);
+  auto product = matmul(a, identity, backend);   // free functions compute; TypedTensor in, TypedTensor out
   assert((product.shape() == Shape{2, 2}));
   auto [u, s, vh] = linalg::svd(product, backend);   // product = u diag(s) vh
   assert(std::abs(s.at({0}) - 3.0) < 1e-12 && std::abs(s.at({1}) - 1.0) < 1e-12);

@@ -7,7 +7,7 @@
 /// #include <tenferro/tensor.hpp>
 /// tenferro::CpuBackend backend;
 /// auto a = tenferro::TypedTensor<double>::eye(2);
-/// auto p = a.matmul(a, backend);
+/// auto p = tenferro::matmul(a, a, backend);
 /// ```
 
 #include "tenferro/cpu/cpu_backend.hpp"

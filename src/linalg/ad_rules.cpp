@@ -127,7 +127,7 @@ SvdTangent svd_tangent(const Value& da, const Value& u, const Value& s, const Va
   Value si = spread(s, true), sj = spread(s, false);
   DimVec bdims;
   for (std::int64_t i = 0; i < s.ndim() - 1; ++i) bdims.push_back(2 + i);
-  Value smax_kk = broadcast_in_dim(max(s, {0}), si.shape(), bdims);
+  Value smax_kk = broadcast_in_dim(reduce_max(s, {0}), si.shape(), bdims);
   Value delta = sub(sj, si), total = add(si, sj);
   Value deg = compare(abs(delta), mul(smax_kk, Scalar(degenerate_rtol(d))), Dir::LE);
   Value fp = safe_recip(total, compare(total, zeros_like(total), Dir::GT));
@@ -226,7 +226,7 @@ std::vector<Value> eigh_jvp(const TriangleOptions& attrs, std::span<const Value>
   Value wi = spread(w, true), wj = spread(w, false);
   DimVec bdims;
   for (std::int64_t i = 0; i < w.ndim() - 1; ++i) bdims.push_back(2 + i);
-  Value wmax = broadcast_in_dim(max(abs(w), {0}), wi.shape(), bdims);
+  Value wmax = broadcast_in_dim(reduce_max(abs(w), {0}), wi.shape(), bdims);
   Value delta = sub(wj, wi);
   Value deg = compare(abs(delta), mul(wmax, Scalar(degenerate_rtol(w.dtype()))), Dir::LE);
   Value f = where(deg, zeros_like(delta), div(ones_like(delta), where(deg, ones_like(delta), delta)));
@@ -461,7 +461,7 @@ EigTangent eig_tangent(const Value& da_in, const Value& w, const Value& v, bool 
   Value wi = spread(w, true), wj = spread(w, false);
   DimVec bdims;
   for (std::int64_t i = 0; i < w.ndim() - 1; ++i) bdims.push_back(2 + i);
-  Value wmax = broadcast_in_dim(max(abs(w), {0}), wi.shape(), bdims);
+  Value wmax = broadcast_in_dim(reduce_max(abs(w), {0}), wi.shape(), bdims);
   Value delta = sub(wj, wi);
   Value deg = compare(abs(delta), mul(wmax, Scalar(degenerate_rtol(c))), Dir::LE);
   Value f = where(deg, zeros_like(delta), div(ones_like(delta), where(deg, ones_like(delta), delta)));

@@ -1,258 +1,188 @@
-// User-facing sugar lowered to primitives, and the Tensor methods that call it.
+// The user-facing functions on Tensor + Backend: the op layer (op_layer.hpp)
+// instantiated with an emitter that runs each primitive eagerly.
 #include "tenferro/ops/sugar.hpp"
 
-#include <algorithm>
-#include <cmath>
-
+#include "op_layer.hpp"
 #include "tenferro/ops/primitives.hpp"
 
 namespace tenferro {
 
-namespace {
-template <class D>
-ExtentList<D> broadcast_extents(const ExtentList<D>& a, const ExtentList<D>& b, const char* op) {
-  std::size_t r = std::max(a.size(), b.size());
-  ExtentList<D> out(r);
-  const D one(1);
-  for (std::size_t i = 0; i < r; ++i) {
-    D x = i < r - a.size() ? one : a[i - (r - a.size())];
-    D y = i < r - b.size() ? one : b[i - (r - b.size())];
-    TF_CHECK(x == y || x == one || y == one, ShapeError, op, "shapes ", a, " and ", b,
-             " cannot be broadcast together (axis ", i, " of the result: ", x, " vs ", y, ")");
-    out[i] = x == one ? y : x;
-  }
-  return out;
-}
-}  // namespace
-
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
-  return broadcast_extents<std::int64_t>(a, b, op);
+  return op_layer::broadcast_extents<std::int64_t>(a, b, op);
 }
 
 SymShape broadcast_sym_shapes(const SymShape& a, const SymShape& b, const char* op) {
-  return broadcast_extents<Dim>(a, b, op);
+  return op_layer::broadcast_extents<Dim>(a, b, op);
 }
 
 namespace {
 
-// Converts and broadcasts `x` (trailing axes aligned) to dtype `d` and `shape`.
-Tensor to_meta(const Tensor& x, DType d, const Shape& shape, Backend& be) {
-  Tensor t = x.dtype() == d ? x : ops::convert(x, d, be);
-  if (t.shape() == shape) return t;
-  DimVec dims;
-  for (std::size_t i = 0; i < t.shape().size(); ++i)
-    dims.push_back(static_cast<std::int64_t>(shape.size() - t.shape().size() + i));
-  return ops::broadcast_in_dim(t, shape, dims, be);
-}
+// Note [Op layer]: runs each primitive at once on `backend`; structural
+// helpers are strided views.
+struct TensorEmitter {
+  using Handle = Tensor;
+  using Extent = std::int64_t;
+  Backend& backend;
 
-Tensor binary(OpKind kind, const Tensor& a, const Tensor& b, Backend& be) {
-  const char* op = op_name(kind);
-  TF_CHECK(a.defined() && b.defined(), ValueError, op, "operand is an undefined tensor");
-  if (a.dtype() == b.dtype() && a.shape() == b.shape()) {
-    const Tensor in[] = {a, b};
-    return ops::call(kind, NoAttrs{}, in, be);
+  static DType dtype(const Tensor& t) { return t.dtype(); }
+  static const Shape& shape(const Tensor& t) { return t.shape(); }
+  Tensor apply(OpKind k, const Attrs& attrs, std::span<const Tensor> in) {
+    return ops::call(k, attrs, in, backend);
   }
-  DType d = promote_types(a.dtype(), b.dtype());
-  Shape s = broadcast_shapes(a.shape(), b.shape(), op);
-  const Tensor in[] = {to_meta(a, d, s, be), to_meta(b, d, s, be)};
-  return ops::call(kind, NoAttrs{}, in, be);
-}
-
-// A rank-0 tensor holding `v`, on the backend's device.
-Tensor scalar_like(Scalar v, DType d, Backend& be) { return be.from_host(Tensor::full({}, v, d)); }
-
-DType scalar_dtype(const Tensor& a, const Scalar& s) {
-  if (s.is_complex() && !is_complex(a.dtype())) return complex_dtype(a.dtype());
-  if (is_float(s.dtype()) && !is_float(a.dtype())) return s.dtype() == DType::f32 ? DType::f32 : DType::f64;
-  return a.dtype();
-}
-
-DimVec normalized_axes(const Tensor& a, const DimVec& axes, const char* op) {
-  DimVec out;
-  for (std::int64_t ax : axes) out.push_back(normalize_axis(ax, a.ndim(), op));
-  return out;
-}
-
-DimVec all_axes(const Tensor& a) {
-  DimVec out;
-  for (std::int64_t i = 0; i < a.ndim(); ++i) out.push_back(i);
-  return out;
-}
-
-// Integers and bool become f64 for functions that need a float.
-Tensor as_float(const Tensor& a, Backend& be) {
-  return is_float(a.dtype()) ? a : ops::convert(a, DType::f64, be);
-}
-
-Tensor reduce(OpKind kind, const Tensor& a, const DimVec& axes, Backend& be) {
-  const char* op = op_name(kind);
-  DimVec ax = normalized_axes(a, axes, op);
-  if (kind == OpKind::reduce_max || kind == OpKind::reduce_min) {
-    for (std::int64_t x : ax)
-      TF_CHECK(a.shape()[static_cast<std::size_t>(x)] > 0, ValueError,
-               kind == OpKind::reduce_max ? "max" : "min", "axis ", x,
-               " of shape ", a.shape(), " is empty; the reduction has no identity");
+  Tensor constant(Scalar v, DType d, const Tensor&) { return backend.from_host(Tensor::full({}, v, d)); }
+  static Tensor permute(const Tensor& t, const DimVec& perm) { return t.permute(perm); }
+  static Tensor diagonal(const Tensor& t, std::int64_t a1, std::int64_t a2) {
+    return t.diagonal(a1, a2);
   }
-  Tensor x = a;
-  if ((kind == OpKind::reduce_sum || kind == OpKind::reduce_prod) && a.dtype() == DType::bool_)
-    x = ops::convert(a, DType::i64, be);
-  const Tensor in[] = {x};
-  return ops::call(kind, AxesAttrs{ax}, in, be);
-}
+};
 
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b, Backend& be) { return binary(OpKind::add, a, b, be); }
-Tensor sub(const Tensor& a, const Tensor& b, Backend& be) {
-  return binary(OpKind::subtract, a, b, be);
+#define TF_E TensorEmitter e{be}
+
+#define TF_BINARY(name, kind)                                         \
+  Tensor name(const Tensor& a, const Tensor& b, Backend& be) {        \
+    TF_E;                                                             \
+    return op_layer::binary(e, OpKind::kind, a, b);                   \
+  }                                                                   \
+  Tensor name(const Tensor& a, Scalar b, Backend& be) {               \
+    TF_E;                                                             \
+    return op_layer::binary_scalar(e, OpKind::kind, a, b);            \
+  }
+TF_BINARY(add, add)
+TF_BINARY(sub, subtract)
+TF_BINARY(mul, multiply)
+TF_BINARY(div, divide)
+TF_BINARY(pow, power)
+TF_BINARY(maximum, maximum)
+TF_BINARY(minimum, minimum)
+#undef TF_BINARY
+
+Tensor sub(Scalar a, const Tensor& b, Backend& be) {
+  TF_E;
+  return op_layer::binary_scalar(e, OpKind::subtract, b, a, true);
 }
-Tensor mul(const Tensor& a, const Tensor& b, Backend& be) {
-  return binary(OpKind::multiply, a, b, be);
+Tensor div(Scalar a, const Tensor& b, Backend& be) {
+  TF_E;
+  return op_layer::binary_scalar(e, OpKind::divide, b, a, true);
 }
-Tensor div(const Tensor& a, const Tensor& b, Backend& be) {
-  return binary(OpKind::divide, a, b, be);
+Tensor complex(const Tensor& re, const Tensor& im, Backend& be) {
+  TF_E;
+  return op_layer::binary(e, OpKind::complex, re, im);
 }
-Tensor add(const Tensor& a, Scalar b, Backend& be) {
-  return binary(OpKind::add, a, scalar_like(b, scalar_dtype(a, b), be), be);
+
+Tensor compare(const Tensor& a, const Tensor& b, ComparisonDirection dir, Backend& be) {
+  TF_E;
+  return op_layer::binary(e, OpKind::compare, a, b, CompareAttrs{dir});
 }
-Tensor mul(const Tensor& a, Scalar b, Backend& be) {
-  return binary(OpKind::multiply, a, scalar_like(b, scalar_dtype(a, b), be), be);
+Tensor compare(const Tensor& a, Scalar b, ComparisonDirection dir, Backend& be) {
+  TF_E;
+  return op_layer::binary_scalar(e, OpKind::compare, a, b, false, CompareAttrs{dir});
 }
-Tensor neg(const Tensor& a, Backend& be) { return ops::negate(a, be); }
-Tensor square(const Tensor& a, Backend& be) { return ops::multiply(a, a, be); }
+#define TF_COMPARE(name, dir)                                                        \
+  Tensor name(const Tensor& a, const Tensor& b, Backend& be) {                       \
+    return compare(a, b, ComparisonDirection::dir, be);                              \
+  }                                                                                  \
+  Tensor name(const Tensor& a, Scalar b, Backend& be) {                              \
+    return compare(a, b, ComparisonDirection::dir, be);                              \
+  }
+TF_COMPARE(eq, EQ)
+TF_COMPARE(ne, NE)
+TF_COMPARE(lt, LT)
+TF_COMPARE(le, LE)
+TF_COMPARE(gt, GT)
+TF_COMPARE(ge, GE)
+#undef TF_COMPARE
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, Backend& be) {
-  TF_CHECK(cond.dtype() == DType::bool_, DTypeError, "where", "condition must be bool, got ",
-           cond.dtype());
-  DType d = promote_types(a.dtype(), b.dtype());
-  Shape s = broadcast_shapes(broadcast_shapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
-  return ops::select(to_meta(cond, DType::bool_, s, be), to_meta(a, d, s, be),
-                     to_meta(b, d, s, be), be);
+  TF_E;
+  return op_layer::where(e, cond, a, b);
+}
+Tensor clamp(const Tensor& lo, const Tensor& x, const Tensor& hi, Backend& be) {
+  TF_E;
+  return op_layer::clamp(e, lo, x, hi);
+}
+Tensor clamp(Scalar lo, const Tensor& x, Scalar hi, Backend& be) {
+  TF_E;
+  return op_layer::clamp(e, lo, x, hi);
+}
+
+#define TF_UNARY(name, kind)                  \
+  Tensor name(const Tensor& a, Backend& be) { \
+    TF_E;                                     \
+    return op_layer::unary(e, OpKind::kind, a); \
+  }
+TF_UNARY(neg, negate)
+TF_UNARY(abs, abs)
+TF_UNARY(sign, sign)
+TF_UNARY(is_finite, is_finite)
+#undef TF_UNARY
+#define TF_FLOAT_UNARY(name)                          \
+  Tensor name(const Tensor& a, Backend& be) {         \
+    TF_E;                                             \
+    return op_layer::float_unary(e, OpKind::name, a); \
+  }
+TF_FLOAT_UNARY(exp)
+TF_FLOAT_UNARY(log)
+TF_FLOAT_UNARY(sin)
+TF_FLOAT_UNARY(cos)
+TF_FLOAT_UNARY(tanh)
+TF_FLOAT_UNARY(sqrt)
+TF_FLOAT_UNARY(rsqrt)
+TF_FLOAT_UNARY(expm1)
+TF_FLOAT_UNARY(log1p)
+#undef TF_FLOAT_UNARY
+#define TF_LAYER_UNARY(name)                  \
+  Tensor name(const Tensor& a, Backend& be) { \
+    TF_E;                                     \
+    return op_layer::name(e, a);              \
+  }
+TF_LAYER_UNARY(square)
+TF_LAYER_UNARY(conj)
+TF_LAYER_UNARY(real)
+TF_LAYER_UNARY(imag)
+TF_LAYER_UNARY(norm)
+TF_LAYER_UNARY(trace)
+#undef TF_LAYER_UNARY
+
+Tensor convert(const Tensor& a, DType dtype, Backend& be) {
+  TF_E;
+  return op_layer::convert(e, a, dtype);
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, Backend& be) {
-  const char* op = "matmul";
-  TF_CHECK(a.defined() && b.defined(), ValueError, op, "operand is an undefined tensor");
-  TF_CHECK(a.ndim() >= 1 && b.ndim() >= 1, ShapeError, op, "operands must have rank >= 1, got ",
-           a.shape(), " and ", b.shape());
-  DType d = promote_types(a.dtype(), b.dtype());
-  Tensor x = a.dtype() == d ? a : ops::convert(a, d, be);
-  Tensor y = b.dtype() == d ? b : ops::convert(b, d, be);
-  // Vectors become [1, k] (lhs) or [k, 1] (rhs); the unit axis is dropped at the end.
-  bool xvec = x.ndim() == 1, yvec = y.ndim() == 1;
-  if (xvec) x = x.expand_dims(0);
-  if (yvec) y = y.expand_dims(1);
-  TF_CHECK(x.shape()[1] == y.shape()[0], ShapeError, op, "inner extents differ: ", a.shape(),
-           " x ", b.shape());
-  Shape xb(x.shape().begin() + 2, x.shape().end());
-  Shape yb(y.shape().begin() + 2, y.shape().end());
-  Shape batch = broadcast_shapes(xb, yb, op);
-  std::int64_t nb = static_cast<std::int64_t>(batch.size());
-  auto expand = [&](const Tensor& t) {
-    Shape full{t.shape()[0], t.shape()[1]};
-    for (auto e : batch) full.push_back(e);
-    if (full == t.shape()) return t;
-    DimVec dims{0, 1};
-    for (std::int64_t i = 2; i < t.ndim(); ++i) dims.push_back(i + nb - t.ndim() + 2);
-    return ops::broadcast_in_dim(t, full, dims, be);
-  };
-  x = expand(x);
-  y = expand(y);
-  DotGeneralAttrs dims{.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}};
-  for (std::int64_t i = 0; i < nb; ++i) {
-    dims.lhs_batching_dimensions.push_back(2 + i);
-    dims.rhs_batching_dimensions.push_back(2 + i);
-  }
-  Tensor out = ops::dot_general(x, y, dims, be);  // [batch..., m, n]
-  DimVec perm{nb, nb + 1};
-  for (std::int64_t i = 0; i < nb; ++i) perm.push_back(i);
-  out = out.permute(perm);  // [m, n, batch...]; column-major by Note [dot_general layout]
-  if (yvec) out = out.select(1, 0);
-  if (xvec) out = out.select(0, 0);
-  return out;
+  TF_E;
+  return op_layer::matmul(e, a, b);
+}
+Tensor dot_general(const Tensor& a, const Tensor& b, const DotGeneralAttrs& dims, Backend& be) {
+  TF_E;
+  return op_layer::dot_general(e, a, b, dims);
 }
 
-Tensor sum(const Tensor& a, const DimVec& axes, Backend& be) {
-  return reduce(OpKind::reduce_sum, a, axes, be);
-}
-Tensor sum(const Tensor& a, Backend& be) { return sum(a, all_axes(a), be); }
-Tensor prod(const Tensor& a, const DimVec& axes, Backend& be) {
-  return reduce(OpKind::reduce_prod, a, axes, be);
-}
-Tensor prod(const Tensor& a, Backend& be) { return prod(a, all_axes(a), be); }
-Tensor max(const Tensor& a, const DimVec& axes, Backend& be) {
-  return reduce(OpKind::reduce_max, a, axes, be);
-}
-Tensor max(const Tensor& a, Backend& be) { return max(a, all_axes(a), be); }
-Tensor min(const Tensor& a, const DimVec& axes, Backend& be) {
-  return reduce(OpKind::reduce_min, a, axes, be);
-}
-Tensor min(const Tensor& a, Backend& be) { return min(a, all_axes(a), be); }
+#define TF_REDUCE(name, kind)                                     \
+  Tensor name(const Tensor& a, const DimVec& axes, Backend& be) { \
+    TF_E;                                                         \
+    return op_layer::reduce(e, OpKind::kind, a, axes);            \
+  }                                                               \
+  Tensor name(const Tensor& a, Backend& be) {                     \
+    TF_E;                                                         \
+    return op_layer::reduce(e, OpKind::kind, a, op_layer::all_axes(e, a)); \
+  }
+TF_REDUCE(sum, reduce_sum)
+TF_REDUCE(prod, reduce_prod)
+TF_REDUCE(max, reduce_max)
+TF_REDUCE(min, reduce_min)
+#undef TF_REDUCE
 
 Tensor mean(const Tensor& a, const DimVec& axes, Backend& be) {
-  DimVec ax = normalized_axes(a, axes, "mean");
-  std::int64_t count = 1;
-  for (auto x : ax) count *= a.shape()[static_cast<std::size_t>(x)];
-  Tensor s = reduce(OpKind::reduce_sum, as_float(a, be), ax, be);
-  Tensor n = scalar_like(Scalar(static_cast<double>(count)), s.dtype(), be);
-  return binary(OpKind::divide, s, n, be);
+  TF_E;
+  return op_layer::mean(e, a, axes);
 }
-Tensor mean(const Tensor& a, Backend& be) { return mean(a, all_axes(a), be); }
-
-Tensor exp(const Tensor& a, Backend& be) { return ops::exp(as_float(a, be), be); }
-Tensor log(const Tensor& a, Backend& be) { return ops::log(as_float(a, be), be); }
-Tensor sqrt(const Tensor& a, Backend& be) { return ops::sqrt(as_float(a, be), be); }
-Tensor abs(const Tensor& a, Backend& be) { return ops::abs(a, be); }
-Tensor conj(const Tensor& a, Backend& be) { return is_complex(a.dtype()) ? ops::conj(a, be) : a; }
-Tensor real(const Tensor& a, Backend& be) { return is_complex(a.dtype()) ? ops::real(a, be) : a; }
-Tensor imag(const Tensor& a, Backend& be) {
-  if (is_complex(a.dtype())) return ops::imag(a, be);
-  return to_meta(scalar_like(Scalar(0), a.dtype(), be), a.dtype(), a.shape(), be);
+Tensor mean(const Tensor& a, Backend& be) {
+  TF_E;
+  return op_layer::mean(e, a, op_layer::all_axes(e, a));
 }
 
-Tensor norm(const Tensor& a, Backend& be) {
-  // Scaled by the largest magnitude so that squares neither overflow nor underflow.
-  Tensor mag = ops::abs(as_float(a, be), be);
-  if (mag.numel() == 0) return scalar_like(Scalar(0.0), mag.dtype(), be);
-  Tensor m = ops::reduce_max(mag, all_axes(mag), be);
-  double mv = m.item().to<double>();
-  if (mv == 0.0 || !std::isfinite(mv)) return m;
-  Tensor scaled = binary(OpKind::divide, mag, m, be);
-  Tensor ss = ops::reduce_sum(ops::multiply(scaled, scaled, be), all_axes(mag), be);
-  return ops::multiply(ops::sqrt(ss, be), m, be);
-}
-
-Tensor trace(const Tensor& a, Backend& be) {
-  TF_CHECK(a.ndim() >= 2, ShapeError, "trace", "needs rank >= 2, got shape ", a.shape());
-  Tensor d = a.diagonal(0, 1);  // diagonal as the last axis
-  return reduce(OpKind::reduce_sum, d, {d.ndim() - 1}, be);
-}
-
-// ---- Tensor methods ----------------------------------------------------------
-
-Tensor Tensor::add(const Tensor& o, Backend& b) const { return tenferro::add(*this, o, b); }
-Tensor Tensor::sub(const Tensor& o, Backend& b) const { return tenferro::sub(*this, o, b); }
-Tensor Tensor::mul(const Tensor& o, Backend& b) const { return tenferro::mul(*this, o, b); }
-Tensor Tensor::div(const Tensor& o, Backend& b) const { return tenferro::div(*this, o, b); }
-Tensor Tensor::matmul(const Tensor& o, Backend& b) const { return tenferro::matmul(*this, o, b); }
-Tensor Tensor::sum(const DimVec& ax, Backend& b) const { return tenferro::sum(*this, ax, b); }
-Tensor Tensor::sum(Backend& b) const { return tenferro::sum(*this, b); }
-Tensor Tensor::mean(const DimVec& ax, Backend& b) const { return tenferro::mean(*this, ax, b); }
-Tensor Tensor::mean(Backend& b) const { return tenferro::mean(*this, b); }
-Tensor Tensor::max(const DimVec& ax, Backend& b) const { return tenferro::max(*this, ax, b); }
-Tensor Tensor::max(Backend& b) const { return tenferro::max(*this, b); }
-Tensor Tensor::min(const DimVec& ax, Backend& b) const { return tenferro::min(*this, ax, b); }
-Tensor Tensor::min(Backend& b) const { return tenferro::min(*this, b); }
-Tensor Tensor::prod(const DimVec& ax, Backend& b) const { return tenferro::prod(*this, ax, b); }
-Tensor Tensor::prod(Backend& b) const { return tenferro::prod(*this, b); }
-Tensor Tensor::exp(Backend& b) const { return tenferro::exp(*this, b); }
-Tensor Tensor::log(Backend& b) const { return tenferro::log(*this, b); }
-Tensor Tensor::sqrt(Backend& b) const { return tenferro::sqrt(*this, b); }
-Tensor Tensor::abs(Backend& b) const { return tenferro::abs(*this, b); }
-Tensor Tensor::conj(Backend& b) const { return tenferro::conj(*this, b); }
-Tensor Tensor::real(Backend& b) const { return tenferro::real(*this, b); }
-Tensor Tensor::imag(Backend& b) const { return tenferro::imag(*this, b); }
-Tensor Tensor::norm(Backend& b) const { return tenferro::norm(*this, b); }
-Tensor Tensor::trace(Backend& b) const { return tenferro::trace(*this, b); }
+#undef TF_E
 
 }  // namespace tenferro

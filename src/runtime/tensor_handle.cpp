@@ -1,4 +1,5 @@
-// TensorHandle<Self>: the sugar shared by TracedTensor and EagerTensor.
+// TensorHandle<Self>: the user-facing functions shared by TracedTensor and
+// EagerTensor, each a one-line forward to vops (the op layer on graph values).
 #include "tenferro/runtime/tensor_handle.hpp"
 
 #include "tenferro/runtime/eager.hpp"
@@ -39,6 +40,8 @@ TF_HANDLE_UNARY(log1p, log1p)
 TF_HANDLE_UNARY(real, real)
 TF_HANDLE_UNARY(imag, imag)
 TF_HANDLE_UNARY(square, square)
+TF_HANDLE_UNARY(is_finite, is_finite)
+TF_HANDLE_UNARY(norm, norm)
 TF_HANDLE_UNARY(sum, sum)
 TF_HANDLE_UNARY(mean, mean)
 TF_HANDLE_UNARY(max, max)
@@ -57,21 +60,31 @@ TF_HANDLE_AXES(min, min)
 TF_HANDLE_AXES(prod, prod)
 #undef TF_HANDLE_AXES
 
+#define TF_HANDLE_SCALAR(name)                             \
+  template <class Self>                                    \
+  Self TensorHandle<Self>::name(Scalar s) const { return Self(vops::name(value_, s)); }
+TF_HANDLE_SCALAR(add)
+TF_HANDLE_SCALAR(sub)
+TF_HANDLE_SCALAR(mul)
+TF_HANDLE_SCALAR(div)
+TF_HANDLE_SCALAR(pow)
+TF_HANDLE_SCALAR(maximum)
+TF_HANDLE_SCALAR(minimum)
+#undef TF_HANDLE_SCALAR
+
 template <class Self>
 Self TensorHandle<Self>::compare(const Self& o, ComparisonDirection dir) const {
   return Self(vops::compare(value_, o.graph_value(), dir));
 }
 
 template <class Self>
-Self TensorHandle<Self>::convert(DType d) const {
-  return Self(vops::convert(value_, d));
+Self TensorHandle<Self>::compare(Scalar s, ComparisonDirection dir) const {
+  return Self(vops::compare(value_, s, dir));
 }
 
 template <class Self>
-Self TensorHandle<Self>::norm() const {
-  // sqrt(sum |x|^2) through real arithmetic so that it differentiates at 0 only where it must.
-  Value a = vops::abs(value_);
-  return Self(vops::sqrt(vops::sum(vops::square(a))));
+Self TensorHandle<Self>::convert(DType d) const {
+  return Self(vops::convert(value_, d));
 }
 
 template <class Self>
@@ -90,7 +103,7 @@ Self TensorHandle<Self>::transpose() const {
   TF_CHECK(r >= 2, ShapeError, "transpose", "needs rank >= 2, got shape ", shape());
   DimVec perm;
   for (std::int64_t i = 0; i < r; ++i) perm.push_back(i);
-  std::swap(perm[static_cast<std::size_t>(r - 1)], perm[static_cast<std::size_t>(r - 2)]);
+  std::swap(perm[0], perm[1]);
   return Self(vops::transpose(value_, perm));
 }
 
@@ -115,28 +128,33 @@ Self TensorHandle<Self>::diagonal(std::int64_t a1, std::int64_t a2) const {
 }
 
 template <class Self>
-Self TensorHandle<Self>::add_scalar(Scalar s) const {
-  return Self(vops::add(value_, s));
+Self TensorHandle<Self>::rsub(Scalar s, const Self& a) {
+  return Self(vops::sub(s, a.graph_value()));
 }
 
 template <class Self>
-Self TensorHandle<Self>::mul_scalar(Scalar s) const {
-  return Self(vops::mul(value_, s));
+Self TensorHandle<Self>::rdiv(Scalar s, const Self& a) {
+  return Self(vops::div(s, a.graph_value()));
 }
 
 template <class Self>
-Self TensorHandle<Self>::make_scalar(Scalar s) const {
-  DType d = s.is_complex() && !is_complex(dtype()) ? complex_dtype(dtype())
-            : is_float(s.dtype()) && !is_float(dtype()) ? DType::f64
-                                                        : dtype();
-  return Self(vops::scalar(s, d));
+Self TensorHandle<Self>::where(const Self& cond, const Self& a, const Self& b) {
+  return Self(vops::where(cond.graph_value(), a.graph_value(), b.graph_value()));
 }
 
 template <class Self>
-Scalar TensorHandle<Self>::negated(const Scalar& s) {
-  if (s.is_complex()) return Scalar(-s.to<std::complex<double>>());
-  if (s.dtype() == DType::i64) return Scalar(-s.to<std::int64_t>());
-  return Scalar(-s.to<double>());
+Self TensorHandle<Self>::clamp(const Self& lo, const Self& x, const Self& hi) {
+  return Self(vops::clamp(lo.graph_value(), x.graph_value(), hi.graph_value()));
+}
+
+template <class Self>
+Self TensorHandle<Self>::clamp(Scalar lo, const Self& x, Scalar hi) {
+  return Self(vops::clamp(lo, x.graph_value(), hi));
+}
+
+template <class Self>
+Self TensorHandle<Self>::complex(const Self& re, const Self& im) {
+  return Self(vops::complex(re.graph_value(), im.graph_value()));
 }
 
 template class TensorHandle<TracedTensor>;

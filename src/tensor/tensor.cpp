@@ -124,8 +124,8 @@ Tensor Tensor::transpose() const {
   TF_CHECK(ndim() >= 2, ShapeError, "transpose", "needs rank >= 2, got shape ", shape_);
   Shape s = shape_;
   Strides st = strides_;
-  std::swap(s[s.size() - 1], s[s.size() - 2]);
-  std::swap(st[st.size() - 1], st[st.size() - 2]);
+  std::swap(s[0], s[1]);
+  std::swap(st[0], st[1]);
   return with_layout(std::move(s), std::move(st), offset_);
 }
 

@@ -190,7 +190,7 @@ TEST(LinalgSvd, TypedResultsAndQuickstart) {
   CpuBackend cpu;
   auto a = TypedTensor<double>::from_vec_col_major({2, 2}, {3.0, 0.0, 0.0, 1.0});
   auto identity = TypedTensor<double>::from_vec_col_major({2, 2}, {1.0, 0.0, 0.0, 1.0});
-  auto product = a.matmul(identity, cpu);
+  auto product = tenferro::matmul(a, identity, cpu);
   auto [u, s, vh] = linalg::svd(product, cpu);
   static_assert(std::is_same_v<decltype(s), TypedTensor<double>>);
   EXPECT_NEAR(s.at({0}), 3.0, 1e-12);

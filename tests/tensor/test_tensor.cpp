@@ -168,10 +168,12 @@ TEST(Views, PermuteAndTranspose) {
       for (std::size_t k = 0; k < 4; ++k) j[static_cast<std::size_t>(perm[k])] = i[k];
       EXPECT_EQ(value_at(p, i), value_at(x, j));
     }
+    // transpose swaps the matrix axes (0, 1); batch axes stay.
     Tensor t = x.transpose();
-    EXPECT_EQ(t.shape(), (Shape{2, 3, 1, 4}));
+    EXPECT_TRUE(t.shares_storage_with(x));
+    EXPECT_EQ(t.shape(), (Shape{3, 2, 4, 1}));
     for (const DimVec& i : all_indices(t.shape()))
-      EXPECT_EQ(value_at(t, i), value_at(x, {i[0], i[1], i[3], i[2]}));
+      EXPECT_EQ(value_at(t, i), value_at(x, {i[1], i[0], i[2], i[3]}));
   }
   Tensor x = Tensor::zeros({2, 3});
   EXPECT_TRUE(throws_with<ValueError>([&] { x.permute({0}); }, {"permute", "[0]", "rank 2"}));

@@ -18,8 +18,10 @@
 /// shape, strides and offset. Everything that allocates says so in its
 /// documentation (`contiguous`, `duplicate`, `reshape_copy`, factories, ops).
 ///
-/// Ops that compute (`add`, `matmul`, `sum`, ...) take the backend that runs
-/// them explicitly; they are implemented by the `tenferro::ops` module.
+/// This layer holds data, views, copies and element access only. Functions
+/// that compute (`add`, `matmul`, `sum`, ...) are free functions of the ops
+/// layer that take the backend that runs them: `tenferro::matmul(a, b,
+/// backend)` (tenferro/ops/sugar.hpp, docs/ops_surface.md).
 
 #include <complex>
 #include <cstdint>
@@ -37,8 +39,6 @@
 #include "tenferro/tensor/storage.hpp"
 
 namespace tenferro {
-
-class Backend;  // tenferro/ops/backend.hpp
 
 /// "Up to the end of the axis" for `SliceSpec::stop`.
 inline constexpr std::int64_t kSliceEnd = std::numeric_limits<std::int64_t>::max();
@@ -128,7 +128,8 @@ class Tensor {
   // ---- views (metadata only; never copy) --------------------------------
   /// out.shape[i] = shape[perm[i]].
   Tensor permute(const DimVec& perm) const;
-  /// Swaps the last two axes (rank >= 2).
+  /// Swaps axes 0 and 1, the matrix axes (rank >= 2; trailing batch axes
+  /// stay): [m, n, b...] -> [n, m, b...]. Use `permute` for other orders.
   Tensor transpose() const;
   Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
                std::int64_t step = 1) const;
@@ -189,37 +190,6 @@ class Tensor {
   std::vector<T> to_vec_col_major() const;
   /// The single element of a one-element tensor.
   Scalar item() const;
-
-  // ---- computing ops (implemented in tenferro::ops) -----------------------
-  // Binary arithmetic broadcasts (NumPy rules, trailing axes aligned) and
-  // promotes dtypes; see tenferro/ops/sugar.hpp for the free functions.
-  Tensor add(const Tensor& other, Backend& backend) const;
-  Tensor sub(const Tensor& other, Backend& backend) const;
-  Tensor mul(const Tensor& other, Backend& backend) const;
-  Tensor div(const Tensor& other, Backend& backend) const;
-  /// Matrix product over axes (0, 1) with trailing batch axes broadcast.
-  Tensor matmul(const Tensor& other, Backend& backend) const;
-  Tensor sum(const DimVec& axes, Backend& backend) const;
-  Tensor sum(Backend& backend) const;
-  Tensor mean(const DimVec& axes, Backend& backend) const;
-  Tensor mean(Backend& backend) const;
-  Tensor max(const DimVec& axes, Backend& backend) const;
-  Tensor max(Backend& backend) const;
-  Tensor min(const DimVec& axes, Backend& backend) const;
-  Tensor min(Backend& backend) const;
-  Tensor prod(const DimVec& axes, Backend& backend) const;
-  Tensor prod(Backend& backend) const;
-  Tensor exp(Backend& backend) const;
-  Tensor log(Backend& backend) const;
-  Tensor sqrt(Backend& backend) const;
-  Tensor abs(Backend& backend) const;
-  Tensor conj(Backend& backend) const;
-  Tensor real(Backend& backend) const;
-  Tensor imag(Backend& backend) const;
-  /// Frobenius norm (a real rank-0 tensor).
-  Tensor norm(Backend& backend) const;
-  /// Sum of the diagonal of axes (0, 1); trailing axes are batch axes.
-  Tensor trace(Backend& backend) const;
 
  protected:
   void check_dtype(DType expected, const char* op) const;

@@ -10,8 +10,10 @@
 /// auto back = TypedTensor<double>(dynamic); // checked: throws DTypeError on mismatch
 /// ```
 ///
-/// It is a thin face over `Tensor` (it adds no state): every view and op
-/// returns a `TypedTensor` of the resulting element type.
+/// It is a thin face over `Tensor` (it adds no state): every view returns a
+/// `TypedTensor`. Computing functions are the ops layer's free functions,
+/// which have typed overloads (`tenferro::matmul(a, b, backend)` returns a
+/// `TypedTensor<T>`; tenferro/ops/sugar.hpp).
 
 #include "tenferro/tensor/tensor.hpp"
 
@@ -67,6 +69,7 @@ class TypedTensor : public Tensor {
 
   // ---- views ---------------------------------------------------------------
   TypedTensor permute(const DimVec& p) const { return TypedTensor(Tensor::permute(p)); }
+  /// Swaps axes 0 and 1 (see Tensor::transpose).
   TypedTensor transpose() const { return TypedTensor(Tensor::transpose()); }
   TypedTensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
                     std::int64_t step = 1) const {
@@ -90,39 +93,6 @@ class TypedTensor : public Tensor {
   TypedTensor contiguous() const { return TypedTensor(Tensor::contiguous()); }
   TypedTensor duplicate() const { return TypedTensor(Tensor::duplicate()); }
   TypedTensor reshape_copy(const Shape& s) const { return TypedTensor(Tensor::reshape_copy(s)); }
-
-  // ---- ops (same dtype out unless stated) ----------------------------------
-  TypedTensor add(const TypedTensor& o, Backend& b) const { return TypedTensor(Tensor::add(o, b)); }
-  TypedTensor sub(const TypedTensor& o, Backend& b) const { return TypedTensor(Tensor::sub(o, b)); }
-  TypedTensor mul(const TypedTensor& o, Backend& b) const { return TypedTensor(Tensor::mul(o, b)); }
-  TypedTensor div(const TypedTensor& o, Backend& b) const { return TypedTensor(Tensor::div(o, b)); }
-  TypedTensor matmul(const TypedTensor& o, Backend& b) const {
-    return TypedTensor(Tensor::matmul(o, b));
-  }
-  TypedTensor sum(const DimVec& axes, Backend& b) const { return TypedTensor(Tensor::sum(axes, b)); }
-  TypedTensor sum(Backend& b) const { return TypedTensor(Tensor::sum(b)); }
-  TypedTensor mean(const DimVec& axes, Backend& b) const {
-    return TypedTensor(Tensor::mean(axes, b));
-  }
-  TypedTensor mean(Backend& b) const { return TypedTensor(Tensor::mean(b)); }
-  TypedTensor max(const DimVec& axes, Backend& b) const { return TypedTensor(Tensor::max(axes, b)); }
-  TypedTensor max(Backend& b) const { return TypedTensor(Tensor::max(b)); }
-  TypedTensor min(const DimVec& axes, Backend& b) const { return TypedTensor(Tensor::min(axes, b)); }
-  TypedTensor min(Backend& b) const { return TypedTensor(Tensor::min(b)); }
-  TypedTensor prod(const DimVec& axes, Backend& b) const {
-    return TypedTensor(Tensor::prod(axes, b));
-  }
-  TypedTensor prod(Backend& b) const { return TypedTensor(Tensor::prod(b)); }
-  TypedTensor exp(Backend& b) const { return TypedTensor(Tensor::exp(b)); }
-  TypedTensor log(Backend& b) const { return TypedTensor(Tensor::log(b)); }
-  TypedTensor sqrt(Backend& b) const { return TypedTensor(Tensor::sqrt(b)); }
-  TypedTensor conj(Backend& b) const { return TypedTensor(Tensor::conj(b)); }
-  TypedTensor trace(Backend& b) const { return TypedTensor(Tensor::trace(b)); }
-  /// Real-valued results for complex `T`.
-  TypedTensor<real_t<T>> abs(Backend& b) const { return TypedTensor<real_t<T>>(Tensor::abs(b)); }
-  TypedTensor<real_t<T>> real(Backend& b) const { return TypedTensor<real_t<T>>(Tensor::real(b)); }
-  TypedTensor<real_t<T>> imag(Backend& b) const { return TypedTensor<real_t<T>>(Tensor::imag(b)); }
-  TypedTensor<real_t<T>> norm(Backend& b) const { return TypedTensor<real_t<T>>(Tensor::norm(b)); }
 };
 
 }  // namespace tenferro
