@@ -3,6 +3,8 @@
 #include "tenferro/cuda/family_kernels.hpp"
 
 #include <cmath>
+
+#include "tenferro/linalg/attrs.hpp"
 #include <utility>
 
 namespace tenferro::cuda {
@@ -35,11 +37,21 @@ FftKind fft_kind(const std::string& type) {
   TF_THROW(ValueError, "fft.fft", "fft_type must be FFT, IFFT, RFFT or IRFFT, got \"", type, "\"");
 }
 
+// The cuSOLVER mode string of a typed QR mode.
+const char* qr_mode(linalg::QrMode m) {
+  switch (m) {
+    case linalg::QrMode::reduced: return "reduced";
+    case linalg::QrMode::complete: return "complete";
+    case linalg::QrMode::r: return "r";
+  }
+  TF_THROW(ValueError, "linalg.qr", "unknown mode ", static_cast<int>(m));
+}
+
 const std::vector<std::pair<std::string, Kernel>>& table() {
   static const std::vector<std::pair<std::string, Kernel>> t{
       {"linalg.svd",
        [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
-         SvdResult r = svd(in[0], a.get_or<bool>("full_matrices", false), be);
+         SvdResult r = svd(in[0], a.as<linalg::SvdAttrs>().full_matrices, be);
          return std::vector<Tensor>{r.u, r.s, r.vh};
        }},
       {"linalg.svdvals",
@@ -48,12 +60,12 @@ const std::vector<std::pair<std::string, Kernel>>& table() {
        }},
       {"linalg.qr",
        [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
-         QrResult r = qr(in[0], a.get_or<std::string>("mode", "reduced"), be);
+         QrResult r = qr(in[0], qr_mode(a.as<linalg::QrMode>()), be);
          return std::vector<Tensor>{r.q, r.r};
        }},
       {"linalg.lu",
        [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
-         LuResult r = lu(in[0], a.get_or<bool>("permutation_matrix", true), be);
+         LuResult r = lu(in[0], a.as<linalg::LuOptions>().permutation_matrix, be);
          return std::vector<Tensor>{r.perm, r.l, r.u, r.p};
        }},
       {"linalg.lu_factor",
@@ -63,11 +75,11 @@ const std::vector<std::pair<std::string, Kernel>>& table() {
        }},
       {"linalg.cholesky",
        [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
-         return std::vector<Tensor>{cholesky(in[0], a.get_or<bool>("lower", true), be)};
+         return std::vector<Tensor>{cholesky(in[0], a.as<linalg::TriangleOptions>().lower, be)};
        }},
       {"linalg.eigh",
        [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
-         EighResult r = eigh(in[0], a.get_or<bool>("lower", true), be);
+         EighResult r = eigh(in[0], a.as<linalg::TriangleOptions>().lower, be);
          return std::vector<Tensor>{r.eigenvalues, r.eigenvectors};
        }},
       {"linalg.solve",

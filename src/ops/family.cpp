@@ -32,6 +32,8 @@ bool FamilyAttrs::operator==(const FamilyAttrs& o) const {
 }
 
 bool FamilyAttrs::has(std::string_view key) const {
+  // Typed attributes have no keys: reading one by key is a bug, never a default.
+  TF_INTERNAL_ASSERT(!typed_, "typed family attributes {", *this, "} read by key '", key, "'");
   return std::any_of(items_.begin(), items_.end(), [&](const auto& kv) { return kv.first == key; });
 }
 
