@@ -575,7 +575,7 @@ FamilyOp matrix_exp_frechet_op() {
   f.num_outputs = 1;
   f.infer = infer_frechet;
   f.sym_infer = [](const FamilyAttrs&, std::span<const SymMeta> in) { return std::vector<SymMeta>{in[0]}; };
-  f.cpu_kernel = frechet_kernel;
+  cpu_kernels().emplace_back(f.name, frechet_kernel);
   return f;
 }
 

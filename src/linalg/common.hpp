@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "lapack.hpp"
+#include "ops.hpp"
 #include "tenferro/linalg/error.hpp"
 #include "tenferro/ops/family.hpp"
 #include "tenferro/tensor/strided_copy.hpp"
@@ -236,7 +237,7 @@ inline FamilyOp cpu_op(const char* name, int num_inputs, int num_outputs, Family
   op.num_inputs = num_inputs;
   op.num_outputs = num_outputs;
   op.infer = std::move(infer);
-  op.cpu_kernel = std::move(kernel);
+  cpu_kernels().emplace_back(name, std::move(kernel));
   return op;
 }
 

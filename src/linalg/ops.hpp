@@ -1,6 +1,8 @@
 #pragma once
 // The ops of the linalg family, grouped by source file, and the kernels one
 // group borrows from another. Private to src/linalg.
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tenferro/ops/family.hpp"
@@ -15,6 +17,10 @@ std::vector<FamilyOp> eig_ops();         // eig.cpp: eigh, eig, eigvals
 std::vector<FamilyOp> lstsq_ops();       // lstsq.cpp: lstsq
 std::vector<FamilyOp> matrix_exp_ops();  // matrix_exp.cpp: matrix_exp
 std::vector<FamilyOp> norm_ops();        // norm.cpp: vector_norm, matrix_norm, cond
+
+/// The CPU kernels of the linalg ops by op name, collected while the family
+/// is built and registered by its `register_kernels` (family.cpp).
+std::vector<std::pair<std::string, FamilyOp::KernelFn>>& cpu_kernels();
 
 FamilyOp band_op();                      // traced.cpp: band (masking, used by the AD rules)
 /// Symbolic shape rules for traced programs (traced.cpp).

@@ -343,6 +343,7 @@ std::vector<Tensor> band_kernel(const FamilyAttrs& attrs, std::span<const Tensor
 FamilyOp band_op() {
   FamilyOp f = cpu_op("linalg.band", 1, 1, infer_band, band_kernel);
   // Linear and self-adjoint (a projection).
+  f.ad = AdKind::linear;
   f.jvp = [](const FamilyAttrs& attrs, std::span<const Value>, std::span<const Value>,
              std::span<const Value> t) -> std::vector<Value> {
     if (!t[0].defined()) return {Value{}};

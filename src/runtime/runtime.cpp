@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tenferro/ops/infer.hpp"
+#include "tenferro/ops/kernels.hpp"
 #include "tenferro/ops/primitives.hpp"
 #include "tenferro/ops/views.hpp"
 
@@ -50,6 +51,9 @@ Runtime Runtime::Builder::build() const {
   r.state_->id = ++next_id;
   r.state_->engines = engines_;
   r.state_->families = families_;
+  // The families' default kernels join each engine's registry (idempotent).
+  for (const auto& e : engines_)
+    for (const OpFamily* f : families_) e->backend().kernels().register_family(*f);
   return r;
 }
 
@@ -168,17 +172,21 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
              t.device(), " but engine '", engine->name(), "' runs on ", engine->device());
     bind_shape(in.meta.shape, t.shape(), env, detail::str("input '", in.name, "'"));
   }
-  // ---- every instruction runnable here? ---------------------------------------------
-  for (const Instruction& ins : p.code) {
+  // ---- every instruction runnable here? (kernels chosen once per run) ------------------
+  std::vector<std::shared_ptr<const FamilyProviders>> family_kernels(p.code.size());
+  for (std::size_t i = 0; i < p.code.size(); ++i) {
+    const Instruction& ins = p.code[i];
     if (ins.kind != Instruction::Kind::family) continue;
     bool registered = false;
     for (const OpFamily* f : st.families)
       for (const FamilyOp& o : f->ops) registered = registered || &o == ins.family;
     TF_CHECK(registered, UnimplementedError, where(ins), "its op family is not registered with this runtime ",
              "(Runtime::builder().register_family(...))");
-    const auto& kernel = engine->device().is_cpu() ? ins.family->cpu_kernel : ins.family->cuda_kernel;
-    TF_CHECK(static_cast<bool>(kernel) || static_cast<bool>(backend.family_kernel(ins.family->name)),
-             UnimplementedError, where(ins), "engine '", engine->name(), "' has no kernel for it");
+    try {
+      family_kernels[i] = find_family_kernels(*ins.family, backend);
+    } catch (const Error& e) {
+      rethrow(e, where(ins) + "engine '" + engine->name() + "': ");
+    }
   }
   // ---- check shapes before any kernel runs (up to the first data-dependent extent) ----
   std::vector<Shape> signature;
@@ -311,7 +319,7 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
     try {
       switch (ins.kind) {
         case Instruction::Kind::family: {
-          std::vector<Tensor> out = call_family(*ins.family, ins.family_attrs, in, backend);
+          std::vector<Tensor> out = call_family(*ins.family, *family_kernels[i], ins.family_attrs, in, backend);
           for (std::size_t k = 0; k < out.size(); ++k) {
             bind_shape(p.slot_meta[static_cast<std::size_t>(ins.outputs[k])].shape, out[k].shape(), env,
                        detail::str("output ", k));

@@ -1,7 +1,7 @@
 // The cuSOLVER and cuFFT kernels of the linalg and fft family ops against
 // the CPU kernels of those families (LAPACK, pocketfft), on batched operands
 // in random strided layouts for every float dtype, through call_family with
-// the CUDA kernel installed; plus their error paths.
+// the CUDA kernels in the backend's registry; plus their error paths.
 #include "cuda_test_util.hpp"
 #include "tenferro/fft.hpp"
 #include "tenferro/linalg.hpp"
@@ -13,11 +13,60 @@ namespace {
 
 class CudaFamily : public CudaTest {};
 
-/// The family op with this module's CUDA kernel installed.
-FamilyOp with_cuda(const OpFamily& family, const char* name) {
-  FamilyOp op = family.op(name);
-  op.cuda_kernel = cuda::family_kernel(name);
-  EXPECT_TRUE(static_cast<bool>(op.cuda_kernel)) << name;
+// The cuSOLVER functions as the linalg ops' CUDA kernels in gpu()'s
+// registry (provider "cusolver"), until the linalg module registers them.
+void add_linalg_cuda_kernels() {
+  static const bool done = [] {
+    KernelRegistry& r = gpu().kernels();
+    const OpFamily& la = linalg::family();
+    using Fn = std::vector<Tensor> (*)(const FamilyAttrs&, std::span<const Tensor>, CudaBackend&);
+    auto add = [&](const char* name, Fn fn) {
+      r.add(la.op(name), DeviceKind::cuda, "cusolver",
+            [fn](const FamilyAttrs& a, std::span<const Tensor> in, Backend& be) -> std::optional<std::vector<Tensor>> {
+              auto* cb = dynamic_cast<CudaBackend*>(&be);
+              if (cb == nullptr) return std::nullopt;
+              return fn(a, in, *cb);
+            });
+    };
+    add("linalg.svd", [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
+      cuda::SvdResult r = cuda::svd(in[0], a.get_or<bool>("full_matrices", false), be);
+      return std::vector<Tensor>{r.u, r.s, r.vh};
+    });
+    add("linalg.svdvals", [](const FamilyAttrs&, std::span<const Tensor> in, CudaBackend& be) {
+      return std::vector<Tensor>{cuda::svdvals(in[0], be)};
+    });
+    add("linalg.qr", [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
+      cuda::QrResult r = cuda::qr(in[0], a.get_or<std::string>("mode", "reduced"), be);
+      return std::vector<Tensor>{r.q, r.r};
+    });
+    add("linalg.lu", [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
+      cuda::LuResult r = cuda::lu(in[0], a.get_or<bool>("permutation_matrix", true), be);
+      return std::vector<Tensor>{r.perm, r.l, r.u, r.p};
+    });
+    add("linalg.lu_factor", [](const FamilyAttrs&, std::span<const Tensor> in, CudaBackend& be) {
+      cuda::LuFactorResult r = cuda::lu_factor(in[0], be);
+      return std::vector<Tensor>{r.lu, r.pivots};
+    });
+    add("linalg.cholesky", [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
+      return std::vector<Tensor>{cuda::cholesky(in[0], a.get_or<bool>("lower", true), be)};
+    });
+    add("linalg.eigh", [](const FamilyAttrs& a, std::span<const Tensor> in, CudaBackend& be) {
+      cuda::EighResult r = cuda::eigh(in[0], a.get_or<bool>("lower", true), be);
+      return std::vector<Tensor>{r.eigenvalues, r.eigenvectors};
+    });
+    add("linalg.solve", [](const FamilyAttrs&, std::span<const Tensor> in, CudaBackend& be) {
+      return std::vector<Tensor>{cuda::solve(in[0], in[1], be)};
+    });
+    return true;
+  }();
+  (void)done;
+}
+
+/// The family op, with its CUDA kernel in gpu()'s registry.
+const FamilyOp& with_cuda(const OpFamily& family, const char* name) {
+  add_linalg_cuda_kernels();
+  const FamilyOp& op = family.op(name);
+  EXPECT_FALSE(gpu().kernels().provider_names(op, DeviceKind::cuda).empty()) << name;
   return op;
 }
 
@@ -203,7 +252,7 @@ TEST_F(CudaFamily, FailuresAreLinalgErrorsAndNonFiniteInputsValueErrors) {
   for (std::int64_t j = 0; j < 3; ++j) a.set<double>({0, j, 1}, 0.0), a.set<double>({j, 0, 1}, 0.0);
   Tensor b = random_tensor({3, 2, 3}, DType::f64, 2);
   for (const char* name : {"linalg.solve", "linalg.cholesky"}) {
-    FamilyOp op = with_cuda(la, name);
+    const FamilyOp& op = with_cuda(la, name);
     std::vector<Tensor> in{upload_same_layout(a)};
     if (std::string(name) == "linalg.solve") in.push_back(upload_same_layout(b));
     try {
@@ -219,15 +268,16 @@ TEST_F(CudaFamily, FailuresAreLinalgErrorsAndNonFiniteInputsValueErrors) {
   for (const char* name : {"linalg.svd", "linalg.qr", "linalg.lu", "linalg.eigh", "linalg.cholesky"})
     EXPECT_TRUE(throws_with<ValueError>([&] { call_family(with_cuda(la, name), {}, {{upload_same_layout(nan)}}, gpu()); },
                                         {name, "non-finite", "[1]"}));
-  // The CUDA kernels need a CudaBackend.
-  CpuBackend cpu;
-  EXPECT_TRUE(throws_with<DeviceError>([&] { cuda::family_kernel("linalg.svd")({}, {{a}}, cpu); },
-                                       {"linalg.svd", "CudaBackend"}));
+  // Operands must be on the backend's device.
+  EXPECT_TRUE(throws_with<DeviceError>([&] { call_family(with_cuda(la, "linalg.svd"), {}, {{a}}, gpu()); },
+                                       {"linalg.svd", "cpu", "cuda:0"}));
 }
 
 TEST_F(CudaFamily, FftMatchesCpuForEveryKindDtypeAndNorm) {
   const OpFamily& ff = fft::family();
-  FamilyOp op = with_cuda(ff, "fft.fft");
+  // The fft family registers its cuFFT kernel itself.
+  const FamilyOp& op = ff.op("fft.fft");
+  EXPECT_EQ(gpu().kernels().provider_names(op, DeviceKind::cuda), std::vector<std::string>{"cufft"});
   struct Case {
     Shape shape;
     DimVec axes;
@@ -245,7 +295,7 @@ TEST_F(CudaFamily, FftMatchesCpuForEveryKindDtypeAndNorm) {
             in_shape[static_cast<std::size_t>(c.axes.back())] = t.lengths.back() / 2 + 1;
           const DType d = type == fft::FftType::RFFT ? real : complex_dtype(real);
           Tensor x = with_random_layout(random_tensor(in_shape, d, 61), 62);
-          FamilyAttrs attrs = fft::to_family_attrs(t);
+          FamilyAttrs attrs = FamilyAttrs::of(t);
           Tensor g = on_gpu(op, attrs, {x})[0];
           Tensor want = on_cpu(ff.op("fft.fft"), attrs, {x})[0];
           double n = 1;

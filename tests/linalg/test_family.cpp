@@ -38,6 +38,7 @@ const std::vector<std::string> kOpNames{"linalg.svd",
                                         "linalg.matrix_exp_frechet"};
 
 TEST(LinalgFamily, EveryOpIsPresentOnce) {
+  CpuBackend cpu;
   const OpFamily& f = linalg::family();
   EXPECT_EQ(f.name, "linalg");
   EXPECT_EQ(&f, &linalg::family()) << "built once";
@@ -45,8 +46,9 @@ TEST(LinalgFamily, EveryOpIsPresentOnce) {
   for (const FamilyOp& op : f.ops) {
     EXPECT_TRUE(names.insert(op.name).second) << "duplicate " << op.name;
     EXPECT_TRUE(static_cast<bool>(op.infer)) << op.name;
-    EXPECT_TRUE(static_cast<bool>(op.cpu_kernel)) << op.name;
-    EXPECT_FALSE(static_cast<bool>(op.cuda_kernel)) << op.name;
+    EXPECT_EQ(op.family, &f) << op.name;
+    EXPECT_EQ(cpu.kernels().provider_names(op, DeviceKind::cpu), std::vector<std::string>{"linalg"}) << op.name;
+    EXPECT_TRUE(cpu.kernels().provider_names(op, DeviceKind::cuda).empty()) << op.name;
   }
   EXPECT_EQ(names, std::set<std::string>(kOpNames.begin(), kOpNames.end()));
 }
