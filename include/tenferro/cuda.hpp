@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// The CUDA backend: `CudaBackend`, explicit transfers, the traced-runtime
-/// engine, and cuSOLVER / cuFFT implementations of the linalg and fft
-/// family ops. Available when tenferro is built with CUDA
+/// The CUDA backend: `CudaBackend`, explicit transfers, and cuSOLVER /
+/// cuFFT implementations of the linalg and fft family ops (traced programs
+/// run on it through `backend_engine(gpu)`, tenferro/runtime/runtime.hpp). Available when tenferro is built with CUDA
 /// (`-DTENFERRO_WITH_CUDA=AUTO|ON`, target `tenferro::cuda`); like
 /// tenferro/cpu.hpp it also brings in the ops (tenferro/ops.hpp).
 ///
@@ -16,7 +16,6 @@
 /// ```
 
 #include "tenferro/cuda/cuda_backend.hpp"
-#include "tenferro/cuda/engine.hpp"
-#include "tenferro/cuda/family_kernels.hpp"
+#include "tenferro/cuda/functions.hpp"
 #include "tenferro/cuda/transfer.hpp"
 #include "tenferro/ops.hpp"

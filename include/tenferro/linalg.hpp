@@ -16,7 +16,6 @@
 /// Link `tenferro::linalg` (and `tenferro::cpu` for `CpuBackend`).
 
 #include "tenferro/linalg/decompositions.hpp"
-#include "tenferro/linalg/error.hpp"
 #include "tenferro/linalg/family.hpp"
 #include "tenferro/linalg/functions.hpp"
 #include "tenferro/linalg/solvers.hpp"

@@ -16,6 +16,7 @@
 #include "tenferro/ops/backend.hpp"
 #include "tenferro/ops/family.hpp"
 #include "tenferro/ops/infer.hpp"
+#include "tenferro/ops/kernels.hpp"
 #include "tenferro/ops/op.hpp"
 #include "tenferro/ops/primitives.hpp"
 #include "tenferro/ops/sugar.hpp"

@@ -1,5 +1,7 @@
-// CpuBackend: storage, threads, and the kernel dispatch switch over OpKind.
+// CpuBackend: storage, threads, and the registration of its kernels (one per OpKind).
 #include "tenferro/cpu/cpu_backend.hpp"
+
+#include "tenferro/ops/kernels.hpp"
 
 #include <omp.h>
 
@@ -20,14 +22,29 @@ void set_num_threads(int n) {
 
 int get_num_threads() { return omp_get_max_threads(); }
 
-CpuBackend::CpuBackend() : cache_(std::make_shared<cpu::BufferCache>(cpu::default_cache_limit())) {}
+namespace {
 
-CpuBackend::CpuBackend(int num_threads) : CpuBackend() { set_num_threads(num_threads); }
+// The kernels of this backend, by category; each always accepts.
+bool run_elementwise(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out, Backend&) {
+  cpu::elementwise(kind, attrs, in, out);
+  return true;
+}
+bool run_reduce(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out, Backend&) {
+  cpu::reduce(kind, std::get<AxesAttrs>(attrs).dimensions, in[0], out);
+  return true;
+}
+bool run_dot_general(OpKind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out, Backend&) {
+  cpu::dot_general(std::get<DotGeneralAttrs>(attrs), in[0], in[1], out);
+  return true;
+}
+bool run_structural(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out, Backend&) {
+  cpu::structural(kind, attrs, in, out);
+  return true;
+}
 
-std::shared_ptr<Storage> CpuBackend::allocate_storage(std::size_t nbytes) { return cache_->allocate(nbytes); }
+using KernelPtr = bool (*)(OpKind, const Attrs&, std::span<const Tensor>, const Tensor&, Backend&);
 
-void CpuBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> in,
-                         const Tensor& out) {
+KernelPtr kernel_for(OpKind kind) {
   switch (kind) {
     case OpKind::add:
     case OpKind::subtract:
@@ -57,14 +74,14 @@ void CpuBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tensor
     case OpKind::complex:
     case OpKind::convert:
     case OpKind::is_finite:
-      return cpu::elementwise(kind, attrs, in, out);
+      return run_elementwise;
     case OpKind::reduce_sum:
     case OpKind::reduce_prod:
     case OpKind::reduce_max:
     case OpKind::reduce_min:
-      return cpu::reduce(kind, std::get<AxesAttrs>(attrs).dimensions, in[0], out);
+      return run_reduce;
     case OpKind::dot_general:
-      return cpu::dot_general(std::get<DotGeneralAttrs>(attrs), in[0], in[1], out);
+      return run_dot_general;
     case OpKind::transpose:
     case OpKind::reshape:
     case OpKind::broadcast_in_dim:
@@ -76,10 +93,27 @@ void CpuBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tensor
     case OpKind::pad:
     case OpKind::concatenate:
     case OpKind::reverse:
-      return cpu::structural(kind, attrs, in, out);
+      return run_structural;
   }
-  TF_INTERNAL_ASSERT(false, "CpuBackend::execute: unknown op");
+  TF_INTERNAL_ASSERT(false, "CpuBackend: unknown op");
 }
+
+}  // namespace
+
+void register_cpu_kernels(KernelRegistry& registry) {
+  for (int k = 0; k < kNumOps; ++k) {
+    const OpKind kind = static_cast<OpKind>(k);
+    registry.add(kind, DeviceKind::cpu, "cpu", kernel_for(kind));
+  }
+}
+
+CpuBackend::CpuBackend() : cache_(std::make_shared<cpu::BufferCache>(cpu::default_cache_limit())) {
+  register_cpu_kernels(kernels());
+}
+
+CpuBackend::CpuBackend(int num_threads) : CpuBackend() { set_num_threads(num_threads); }
+
+std::shared_ptr<Storage> CpuBackend::allocate_storage(std::size_t nbytes) { return cache_->allocate(nbytes); }
 
 void CpuBackend::execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
                                const Tensor& output) {

@@ -1,12 +1,12 @@
 // CudaBackend: device and stream, the caching allocator, library handles,
-// and the kernel dispatch switch over OpKind.
+// and the registration of its kernels (one per OpKind).
 #include "tenferro/cuda/cuda_backend.hpp"
 
 #include <algorithm>
 
 #include "state.hpp"
-#include "tenferro/cuda/family_kernels.hpp"
 #include "tenferro/cuda/transfer.hpp"
+#include "tenferro/ops/kernels.hpp"
 
 // A new row in ops.def must get a kernel here: no default case.
 #pragma GCC diagnostic error "-Wswitch-enum"
@@ -203,6 +203,7 @@ CudaBackend::CudaBackend(int ordinal)
   check_cuda(cudaStreamCreateWithFlags(&state_->stream, cudaStreamNonBlocking), "CudaBackend",
              "cudaStreamCreate");
   state_->allocator = std::make_shared<cuda::detail::Allocator>(ordinal);
+  register_kernels();
 }
 
 CudaBackend::~CudaBackend() {
@@ -216,11 +217,6 @@ CudaBackend::~CudaBackend() {
 }
 
 Tensor CudaBackend::from_host(const Tensor& host) { return cuda::to_device(host, *this); }
-
-std::function<std::vector<Tensor>(const FamilyAttrs&, std::span<const Tensor>, Backend&)> CudaBackend::family_kernel(
-    std::string_view op_name) const {
-  return cuda::family_kernel(op_name);
-}
 
 std::shared_ptr<Storage> CudaBackend::allocate_storage(std::size_t nbytes) {
   return cuda::detail::Allocator::allocate(state_->allocator, nbytes, name_.c_str());
@@ -239,19 +235,41 @@ void CudaBackend::empty_cache() {
   state_->allocator->release_cache();
 }
 
-void CudaBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+namespace {
+
+// Kernels dereference device pointers: a host tensor here would crash, so
+// check even though ops::call already did. Returns false when there is
+// nothing to compute.
+bool prepare(CudaBackend& be, OpKind kind, std::span<const Tensor> in, const Tensor& out) {
   const char* op = op_name(kind);
-  // Kernels dereference device pointers: a host tensor here would crash, so
-  // check even though ops::call already did.
-  const Device dev = device();
+  const Device dev = be.device();
   TF_CHECK(out.defined() && out.device() == dev, DeviceError, op, "output is on ",
-           out.defined() ? out.device() : Device::cpu(), " but backend '", name_, "' runs on ", dev);
+           out.defined() ? out.device() : Device::cpu(), " but backend '", be.name(), "' runs on ", dev);
   for (std::size_t i = 0; i < in.size(); ++i)
     TF_CHECK(in[i].defined() && in[i].device() == dev, DeviceError, op, "operand ", i, " is on ",
-             in[i].defined() ? in[i].device() : Device::cpu(), " but backend '", name_, "' runs on ", dev,
+             in[i].defined() ? in[i].device() : Device::cpu(), " but backend '", be.name(), "' runs on ", dev,
              "; transfer it explicitly (cuda::to_device)");
-  if (out.numel() == 0) return;
-  cuda::detail::DeviceGuard guard(ordinal_);
+  return out.numel() != 0;
+}
+
+// The kernel of `kind` on `be`, by category (declines nothing: the
+// registry of a CudaBackend holds only its own backend's kernels).
+using CategoryFn = void (*)(CudaBackend&, OpKind, const Attrs&, std::span<const Tensor>, const Tensor&);
+
+void run_elementwise(CudaBackend& be, OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+  cuda::detail::elementwise(be, kind, attrs, in, out);
+}
+void run_reduce(CudaBackend& be, OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+  cuda::detail::reduce(be, kind, std::get<AxesAttrs>(attrs).dimensions, in[0], out);
+}
+void run_dot_general(CudaBackend& be, OpKind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+  cuda::detail::dot_general(be, std::get<DotGeneralAttrs>(attrs), in[0], in[1], out);
+}
+void run_structural(CudaBackend& be, OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+  cuda::detail::structural(be, kind, attrs, in, out);
+}
+
+CategoryFn kernel_for(OpKind kind) {
   switch (kind) {
     case OpKind::add:
     case OpKind::subtract:
@@ -281,14 +299,14 @@ void CudaBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tenso
     case OpKind::complex:
     case OpKind::convert:
     case OpKind::is_finite:
-      return cuda::detail::elementwise(*this, kind, attrs, in, out);
+      return run_elementwise;
     case OpKind::reduce_sum:
     case OpKind::reduce_prod:
     case OpKind::reduce_max:
     case OpKind::reduce_min:
-      return cuda::detail::reduce(*this, kind, std::get<AxesAttrs>(attrs).dimensions, in[0], out);
+      return run_reduce;
     case OpKind::dot_general:
-      return cuda::detail::dot_general(*this, std::get<DotGeneralAttrs>(attrs), in[0], in[1], out);
+      return run_dot_general;
     case OpKind::transpose:
     case OpKind::reshape:
     case OpKind::broadcast_in_dim:
@@ -300,9 +318,26 @@ void CudaBackend::execute(OpKind kind, const Attrs& attrs, std::span<const Tenso
     case OpKind::pad:
     case OpKind::concatenate:
     case OpKind::reverse:
-      return cuda::detail::structural(*this, kind, attrs, in, out);
+      return run_structural;
   }
-  TF_INTERNAL_ASSERT(false, "CudaBackend::execute: unknown op");
+  TF_INTERNAL_ASSERT(false, "CudaBackend: unknown op");
+}
+
+}  // namespace
+
+void CudaBackend::register_kernels() {
+  // The registry belongs to this (non-copyable) backend, so its kernels
+  // capture it; the Backend& they are called with may be a wrapper.
+  for (int k = 0; k < kNumOps; ++k) {
+    const OpKind kind = static_cast<OpKind>(k);
+    kernels().add(kind, DeviceKind::cuda, "cuda",
+                  [this, run = kernel_for(kind)](OpKind op, const Attrs& attrs, std::span<const Tensor> in,
+                                                 const Tensor& out, Backend&) {
+                    if (!prepare(*this, op, in, out)) return;
+                    cuda::detail::DeviceGuard guard(ordinal_);
+                    run(*this, op, attrs, in, out);
+                  });
+  }
 }
 
 }  // namespace tenferro

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "state.hpp"
-#include "tenferro/cuda/family_kernels.hpp"
+#include "tenferro/cuda/functions.hpp"
 
 namespace tenferro::cuda {
 namespace detail {

@@ -10,9 +10,8 @@
 #include <vector>
 
 #include "state.hpp"
-#include "tenferro/cuda/family_kernels.hpp"
+#include "tenferro/cuda/functions.hpp"
 #include "tenferro/cuda/transfer.hpp"
-#include "tenferro/linalg/error.hpp"
 #include "tenferro/ops/primitives.hpp"
 
 namespace tenferro::cuda {

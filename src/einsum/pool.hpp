@@ -30,10 +30,11 @@ class BufferPool {
 };
 
 /// `inner` with allocations served from (and returned to) `pool`; every
-/// other call goes to `inner`.
+/// other call goes to `inner`, and both share `inner`'s kernel registry.
 class PooledBackend final : public Backend {
  public:
-  PooledBackend(Backend& inner, std::shared_ptr<BufferPool> pool) : inner_(inner), pool_(std::move(pool)) {}
+  PooledBackend(Backend& inner, std::shared_ptr<BufferPool> pool)
+      : Backend(SharingKernelsOf{inner}), inner_(inner), pool_(std::move(pool)) {}
   std::string_view name() const override { return inner_.name(); }
   Device device() const override { return inner_.device(); }
   std::shared_ptr<Storage> allocate_storage(std::size_t nbytes) override;

@@ -1,5 +1,6 @@
-// The `fft.fft` family op: attributes, inference, the CPU kernel, and the
-// adjoint (transpose rule).
+// The `fft.fft` family op: typed attributes, one inference for concrete and
+// symbolic extents, the CPU kernel (and the cuFFT one when built with CUDA),
+// and the adjoint (transpose rule).
 //
 // Note [FFT adjoints]
 // Write F_s for the unnormalised forward DFT along the axes (kernel
@@ -29,12 +30,17 @@
 //   with N the product of all lengths.
 // These are PyTorch's backward formulas for its fft ops (grad = adjoint of
 // the cotangent), which tests/fft checks against reference values.
+#include <omp.h>
+
 #include <cmath>
-#include <sstream>
+#include <ostream>
 
 #include "provider.hpp"
-#include "tenferro/cpu/cpu_backend.hpp"
 #include "tenferro/fft/family.hpp"
+#include "tenferro/ops/kernels.hpp"
+#if TENFERRO_FFT_WITH_CUDA
+#include "tenferro/cuda/functions.hpp"
+#endif
 #include "tenferro/ops/primitives.hpp"
 #include "tenferro/ops/sugar.hpp"
 #include "tenferro/runtime/value_ops.hpp"
@@ -43,13 +49,6 @@ namespace tenferro::fft {
 namespace {
 
 constexpr const char* kOp = "fft.fft";
-
-std::string describe(const TransformAttrs& a) {
-  std::ostringstream os;
-  os << "fft_type=" << fft_type_name(a.type) << " axes=" << a.axes << " fft_length=" << a.lengths
-     << " norm=" << norm_name(a.norm);
-  return os.str();
-}
 
 bool is_real_kind(FftType t) { return t == FftType::RFFT || t == FftType::IRFFT; }
 
@@ -66,13 +65,7 @@ double scale_of(const TransformAttrs& a) {
   return 1.0;
 }
 
-std::vector<TensorMeta> infer_op(const FamilyAttrs& attrs, std::span<const TensorMeta> in) {
-  return {infer_transform(transform_attrs(attrs), in[0])};
-}
-
-std::vector<Tensor> cpu_kernel(const FamilyAttrs& attrs, std::span<const Tensor> in,
-                               Backend& backend) {
-  const TransformAttrs a = transform_attrs(attrs);
+std::vector<Tensor> cpu_kernel(const TransformAttrs& a, std::span<const Tensor> in, Backend& backend) {
   const Tensor& x = in[0];
   const TensorMeta out_meta = infer_transform(a, {x.dtype(), x.shape()});
   detail::Provider* provider = detail::current_provider();
@@ -91,11 +84,31 @@ std::vector<Tensor> cpu_kernel(const FamilyAttrs& attrs, std::span<const Tensor>
   desc.shape = a.type == FftType::IRFFT ? out.shape() : x.shape();
   desc.in_strides = x.strides();
   desc.axes = a.axes;
-  desc.threads = get_num_threads();
+  // tenferro::set_num_threads sets the one OpenMP pool that our kernels and
+  // BLAS share; reading it here keeps fft independent of the cpu module.
+  desc.threads = omp_get_max_threads();
   desc.effort = plan_effort();
   provider->plan(desc)->execute(x.data_ptr(), out.data_ptr(), scale_of(a));
   return {out};
 }
+
+#if TENFERRO_FFT_WITH_CUDA
+// cuFFT (tenferro/cuda/functions.hpp); declines a backend on a CUDA device
+// that is not a CudaBackend.
+std::optional<std::vector<Tensor>> cuda_kernel(const TransformAttrs& a, std::span<const Tensor> in,
+                                               Backend& backend) {
+  auto* gpu = dynamic_cast<CudaBackend*>(&backend);
+  if (gpu == nullptr) return std::nullopt;
+  cuda::FftKind kind = cuda::FftKind::FFT;
+  switch (a.type) {
+    case FftType::FFT: kind = cuda::FftKind::FFT; break;
+    case FftType::IFFT: kind = cuda::FftKind::IFFT; break;
+    case FftType::RFFT: kind = cuda::FftKind::RFFT; break;
+    case FftType::IRFFT: kind = cuda::FftKind::IRFFT; break;
+  }
+  return std::vector<Tensor>{cuda::fft(in[0], kind, a.axes, a.lengths, scale_of(a), *gpu)};
+}
+#endif
 
 // Half-spectrum weights along the halved axis of `a`, shaped to broadcast
 // against a tensor of rank `rank` (Note [FFT adjoints]): `interior` for
@@ -126,29 +139,9 @@ const char* fft_type_name(FftType type) {
   return "?";
 }
 
-FamilyAttrs to_family_attrs(const TransformAttrs& a) {
-  return FamilyAttrs{{"fft_type", std::string(fft_type_name(a.type))},
-                     {"axes", a.axes},
-                     {"fft_length", a.lengths},
-                     {"norm", std::string(norm_name(a.norm))}};
-}
-
-TransformAttrs transform_attrs(const FamilyAttrs& attrs) {
-  TransformAttrs a;
-  const std::string& type = attrs.get<std::string>("fft_type");
-  if (type == "FFT") a.type = FftType::FFT;
-  else if (type == "IFFT") a.type = FftType::IFFT;
-  else if (type == "RFFT") a.type = FftType::RFFT;
-  else if (type == "IRFFT") a.type = FftType::IRFFT;
-  else TF_THROW(ValueError, kOp, "unknown fft_type '", type, "' (expected FFT, IFFT, RFFT or IRFFT)");
-  a.axes = attrs.get<DimVec>("axes");
-  a.lengths = attrs.get<DimVec>("fft_length");
-  const std::string& norm = attrs.get_or<std::string>("norm", "backward");
-  if (norm == "backward") a.norm = Norm::backward;
-  else if (norm == "ortho") a.norm = Norm::ortho;
-  else if (norm == "forward") a.norm = Norm::forward;
-  else TF_THROW(ValueError, kOp, "unknown norm '", norm, "' (expected backward, ortho or forward)");
-  return a;
+std::ostream& operator<<(std::ostream& os, const TransformAttrs& a) {
+  return os << "fft_type=" << fft_type_name(a.type) << " axes=" << a.axes << " fft_length=" << a.lengths
+            << " norm=" << norm_name(a.norm);
 }
 
 namespace {
@@ -165,23 +158,23 @@ BasicTensorMeta<D> infer_meta(const TransformAttrs& a, const BasicTensorMeta<D>&
   TF_CHECK(real_in ? kRealFloatDTypes.contains(x.dtype) : kComplexDTypes.contains(x.dtype),
            DTypeError, kOp, fft_type_name(a.type), " takes ", real_in ? "real (f32, f64)" : "complex (c64, c128)",
            " input, got ", x);
-  TF_CHECK(!a.axes.empty(), ValueError, kOp, "needs at least one axis (", describe(a), ")");
+  TF_CHECK(!a.axes.empty(), ValueError, kOp, "needs at least one axis (", a, ")");
   TF_CHECK(a.lengths.size() == a.axes.size(), ValueError, kOp,
-           "needs one fft_length per axis (", describe(a), ")");
+           "needs one fft_length per axis (", a, ")");
   ExtentList<D> out = x.shape;
   for (std::size_t i = 0; i < a.axes.size(); ++i) {
     const std::int64_t ax = a.axes[i], n = a.lengths[i];
     TF_CHECK(ax >= 0 && ax < rank, IndexError, kOp, "axis ", ax, " is out of range for input ", x,
-             " (", describe(a), ")");
+             " (", a, ")");
     for (std::size_t j = 0; j < i; ++j)
-      TF_CHECK(a.axes[j] != ax, ValueError, kOp, "axis ", ax, " is repeated (", describe(a), ")");
+      TF_CHECK(a.axes[j] != ax, ValueError, kOp, "axis ", ax, " is repeated (", a, ")");
     const bool halved = is_real_kind(a.type) && i + 1 == a.axes.size();
     TF_CHECK(n >= (halved ? 1 : 0), ValueError, kOp, "transform length ", n, " along axis ", ax,
-             " must be ", halved ? ">= 1" : ">= 0", " (", describe(a), ")");
+             " must be ", halved ? ">= 1" : ">= 0", " (", a, ")");
     const D& extent = x.shape[static_cast<std::size_t>(ax)];
     const std::int64_t expected = halved && a.type == FftType::IRFFT ? n / 2 + 1 : n;
     TF_CHECK(!differs(extent, expected), ShapeError, kOp, "input ", x, " has extent ", extent,
-             " along axis ", ax, ", expected ", expected, " (", describe(a), ")");
+             " along axis ", ax, ", expected ", expected, " (", a, ")");
     if (halved) out[static_cast<std::size_t>(ax)] = D(a.type == FftType::RFFT ? n / 2 + 1 : n);
   }
   DType dt = a.type == FftType::RFFT ? complex_dtype(x.dtype)
@@ -190,31 +183,34 @@ BasicTensorMeta<D> infer_meta(const TransformAttrs& a, const BasicTensorMeta<D>&
   return {dt, out};
 }
 
-std::vector<SymMeta> sym_infer_op(const FamilyAttrs& attrs, std::span<const SymMeta> in) {
-  return {infer_meta(transform_attrs(attrs), in[0])};
-}
+// The op's one inference rule, for D = std::int64_t and D = Dim.
+struct InferTransform {
+  template <class D>
+  std::vector<BasicTensorMeta<D>> operator()(const TransformAttrs& a, std::span<const BasicTensorMeta<D>> in) const {
+    return {infer_meta(a, in[0])};
+  }
+};
 
 // ---- AD rules (Note [FFT adjoints]) ----------------------------------------------------
 
 Value apply_transform(const Value& x, const TransformAttrs& a) {
-  return graph::apply_family(family().ops.front(), to_family_attrs(a), {x}).front();
+  return graph::apply_family(family().ops.front(), FamilyAttrs::of(a), {x}).front();
 }
 
 // Every kind is linear over the reals: the tangent of the output is the
 // transform of the input's tangent.
-std::vector<Value> jvp_op(const FamilyAttrs& attrs, std::span<const Value>, std::span<const Value>,
+std::vector<Value> jvp_op(const TransformAttrs& a, std::span<const Value>, std::span<const Value>,
                           std::span<const Value> tangents) {
   if (!tangents[0].defined()) return {Value{}};
-  return {apply_transform(tangents[0], transform_attrs(attrs))};
+  return {apply_transform(tangents[0], a)};
 }
 
 // The transpose for Re<u, v>, on graph values: the adjoint transform, with
 // the half-spectrum weights of the real kinds as constants.
-std::vector<Value> transpose_op(const FamilyAttrs& attrs, std::span<const Value>,
+std::vector<Value> transpose_op(const TransformAttrs& a, std::span<const Value>,
                                 std::span<const bool> linear, std::span<const Value> cotangents) {
   const Value& ct = cotangents[0];
   if (!linear[0] || !ct.defined()) return {Value{}};
-  const TransformAttrs a = transform_attrs(attrs);
   const TransformAttrs t = adjoint_attrs(a);
   switch (a.type) {
     case FftType::FFT:
@@ -236,22 +232,31 @@ std::vector<Value> transpose_op(const FamilyAttrs& attrs, std::span<const Value>
 
 TensorMeta infer_transform(const TransformAttrs& a, const TensorMeta& x) { return infer_meta(a, x); }
 
+namespace {
+
+// The family's default kernels: the provider on the CPU, and cuFFT when
+// tenferro is built with CUDA.
+void register_fft_kernels(const OpFamily& f, KernelRegistry& registry) {
+  const FamilyOp& op = f.op(kOp);
+  registry.add(op, DeviceKind::cpu, "fft", typed_kernel<TransformAttrs>(cpu_kernel));
+#if TENFERRO_FFT_WITH_CUDA
+  registry.add(op, DeviceKind::cuda, "cufft", typed_kernel<TransformAttrs>(cuda_kernel));
+#endif
+}
+
+}  // namespace
+
 const OpFamily& family() {
   static const OpFamily f{"fft",
-                          {FamilyOp{.name = kOp,
-                                    .num_inputs = 1,
-                                    .num_outputs = 1,
-                                    .infer = infer_op,
-                                    .sym_infer = sym_infer_op,
-                                    .cpu_kernel = cpu_kernel,
-                                    .cuda_kernel = {},
-                                    .jvp = jvp_op,
-                                    .transpose = transpose_op}}};
+                          {define_family_op<TransformAttrs>(
+                              {.name = kOp, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::linear},
+                              InferTransform{}, {.jvp = jvp_op, .transpose = transpose_op})},
+                          register_fft_kernels};
   return f;
 }
 
 Tensor transform(const Tensor& x, const TransformAttrs& attrs, Backend& backend) {
-  return call_family(family().ops.front(), to_family_attrs(attrs), {{x}}, backend).front();
+  return call_family(family().ops.front(), FamilyAttrs::of(attrs), {{x}}, backend).front();
 }
 
 TransformAttrs adjoint_attrs(const TransformAttrs& a) {

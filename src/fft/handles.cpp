@@ -147,7 +147,7 @@ Value promote(const Value& x) {
 }
 
 Value apply(const Value& x, const TransformAttrs& a) {
-  return graph::apply_family(family().ops.front(), to_family_attrs(a), {x}).front();
+  return graph::apply_family(family().ops.front(), FamilyAttrs::of(a), {x}).front();
 }
 
 Value lower_resolved(const Value& x, const Info& in, const Resolved& r, Norm norm) {

@@ -589,7 +589,7 @@ FamilyRules<BandAttrs> band_rules() {
 // ---- linalg.matrix_exp_frechet ----------------------------------------------------------------
 // Declared here: its kernel is written with graph operations (above).
 
-FamilyOp declare_matrix_exp_frechet() {
+Declaration declare_matrix_exp_frechet() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = "linalg.matrix_exp_frechet", .num_inputs = 2, .num_outputs = 1, .ad = AdKind::nonlinear},
       []<class D>(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
@@ -603,8 +603,7 @@ FamilyOp declare_matrix_exp_frechet() {
         return std::vector<BasicTensorMeta<D>>{in[0]};
       },
       matrix_exp_frechet_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(frechet_kernel);
-  return op;
+  return {std::move(op), typed_kernel<NoFamilyAttrs>(frechet_kernel)};
 }
 
 }  // namespace tenferro::linalg::detail

@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "lapack.hpp"
-#include "tenferro/linalg/error.hpp"
 #include "tenferro/ops/dim.hpp"
 #include "tenferro/ops/family.hpp"
 #include "tenferro/ops/infer.hpp"

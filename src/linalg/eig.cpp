@@ -208,32 +208,29 @@ std::vector<Tensor> eig_kernel(const char* op, const Tensor& a, bool vectors, Ba
 
 // ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
 
-FamilyOp declare_eigh() {
+Declaration declare_eigh() {
   FamilyOp op = define_family_op<TriangleOptions>(
       {.name = kEigh, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
       [](const TriangleOptions& a, auto in) { return infer_eigh(a, in); }, eigh_rules());
-  op.cpu_kernel = typed_kernel<TriangleOptions>(eigh_kernel);
-  return op;
+  return {std::move(op), typed_kernel<TriangleOptions>(eigh_kernel)};
 }
 
-FamilyOp declare_eig() {
+Declaration declare_eig() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kEig, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs&, auto in) { return infer_eig(kEig, in, true); }, eig_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  return {std::move(op), typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
     return eig_kernel(kEig, in[0], true, be);
-  });
-  return op;
+  })};
 }
 
-FamilyOp declare_eigvals() {
+Declaration declare_eigvals() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kEigvals, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs&, auto in) { return infer_eig(kEigvals, in, false); }, eigvals_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  return {std::move(op), typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
     return eig_kernel(kEigvals, in[0], false, be);
-  });
-  return op;
+  })};
 }
 
 }  // namespace tenferro::linalg::detail

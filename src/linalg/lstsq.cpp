@@ -135,12 +135,11 @@ std::vector<Tensor> lstsq_kernel(const LstsqOptions& attrs, std::span<const Tens
 
 }  // namespace
 
-FamilyOp declare_lstsq() {
+Declaration declare_lstsq() {
   FamilyOp op = define_family_op<LstsqOptions>(
       {.name = kLstsq, .num_inputs = 2, .num_outputs = 4, .ad = AdKind::none},
       [](const LstsqOptions& a, auto in) { return infer_lstsq(a, in); }, lstsq_rules());
-  op.cpu_kernel = typed_kernel<LstsqOptions>(lstsq_kernel);
-  return op;
+  return {std::move(op), typed_kernel<LstsqOptions>(lstsq_kernel)};
 }
 
 }  // namespace tenferro::linalg::detail

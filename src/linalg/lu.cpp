@@ -477,65 +477,58 @@ Tensor inverse(const char* op, const Tensor& a, Backend& be, std::vector<char>* 
 
 // ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
 
-FamilyOp declare_lu() {
+Declaration declare_lu() {
   FamilyOp op = define_family_op<LuOptions>({.name = kLu, .num_inputs = 1, .num_outputs = 4, .ad = AdKind::nonlinear},
                                             [](const LuOptions& a, auto in) { return infer_lu(a, in); }, lu_rules());
-  op.cpu_kernel = typed_kernel<LuOptions>(lu_kernel);
-  return op;
+  return {std::move(op), typed_kernel<LuOptions>(lu_kernel)};
 }
 
-FamilyOp declare_lu_factor() {
+Declaration declare_lu_factor() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kLuFactor, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::none},
       [](const NoFamilyAttrs& a, auto in) { return infer_lu_factor(a, in); }, lu_factor_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(lu_factor_kernel);
-  return op;
+  return {std::move(op), typed_kernel<NoFamilyAttrs>(lu_factor_kernel)};
 }
 
-FamilyOp declare_lu_solve() {
+Declaration declare_lu_solve() {
   FamilyOp op = define_family_op<Transpose>(
       {.name = kLuSolve, .num_inputs = 3, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const Transpose& a, auto in) { return infer_lu_solve(a, in); }, lu_solve_rules());
-  op.cpu_kernel = typed_kernel<Transpose>(lu_solve_kernel);
-  return op;
+  return {std::move(op), typed_kernel<Transpose>(lu_solve_kernel)};
 }
 
-FamilyOp declare_solve() {
+Declaration declare_solve() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kSolve, .num_inputs = 2, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs& a, auto in) { return infer_solve(a, in); }, solve_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  return {std::move(op), typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
     return visit_dtype<kFloatDTypes>(in[0].dtype(), kSolve, [&]<class T>() {
       return std::vector<Tensor>{solve_typed<T>(in[0], in[1], be)};
     });
-  });
-  return op;
+  })};
 }
 
-FamilyOp declare_inv() {
+Declaration declare_inv() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kInv, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs&, auto in) { return infer_square(kInv, in); }, inv_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  return {std::move(op), typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
     return std::vector<Tensor>{inverse(kInv, in[0], be, nullptr)};
-  });
-  return op;
+  })};
 }
 
-FamilyOp declare_det() {
+Declaration declare_det() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kDet, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs& a, auto in) { return infer_det(a, in); }, det_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(det_kernel);
-  return op;
+  return {std::move(op), typed_kernel<NoFamilyAttrs>(det_kernel)};
 }
 
-FamilyOp declare_slogdet() {
+Declaration declare_slogdet() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kSlogdet, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs& a, auto in) { return infer_slogdet(a, in); }, slogdet_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(slogdet_kernel);
-  return op;
+  return {std::move(op), typed_kernel<NoFamilyAttrs>(slogdet_kernel)};
 }
 
 }  // namespace tenferro::linalg::detail

@@ -201,12 +201,11 @@ std::vector<Tensor> matrix_exp_kernel(const NoFamilyAttrs&, std::span<const Tens
 
 }  // namespace
 
-FamilyOp declare_matrix_exp() {
+Declaration declare_matrix_exp() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kMatrixExp, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs&, auto in) { return infer_square(kMatrixExp, in); }, matrix_exp_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>(matrix_exp_kernel);
-  return op;
+  return {std::move(op), typed_kernel<NoFamilyAttrs>(matrix_exp_kernel)};
 }
 
 }  // namespace tenferro::linalg::detail

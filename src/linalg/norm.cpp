@@ -307,27 +307,24 @@ std::vector<Tensor> cond_kernel(const CondAttrs& attrs, std::span<const Tensor> 
 
 // ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
 
-FamilyOp declare_vector_norm() {
+Declaration declare_vector_norm() {
   FamilyOp op = define_family_op<VectorNormAttrs>(
       {.name = kVectorNorm, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const VectorNormAttrs& a, auto in) { return infer_vector_norm(a, in); }, vector_norm_rules());
-  op.cpu_kernel = typed_kernel<VectorNormAttrs>(vector_norm_kernel);
-  return op;
+  return {std::move(op), typed_kernel<VectorNormAttrs>(vector_norm_kernel)};
 }
 
-FamilyOp declare_matrix_norm() {
+Declaration declare_matrix_norm() {
   FamilyOp op = define_family_op<MatrixNormAttrs>(
       {.name = kMatrixNorm, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const MatrixNormAttrs& a, auto in) { return infer_matrix_norm(a, in); }, matrix_norm_rules());
-  op.cpu_kernel = typed_kernel<MatrixNormAttrs>(matrix_norm_kernel);
-  return op;
+  return {std::move(op), typed_kernel<MatrixNormAttrs>(matrix_norm_kernel)};
 }
 
-FamilyOp declare_cond() {
+Declaration declare_cond() {
   FamilyOp op = define_family_op<CondAttrs>({.name = kCond, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::none},
                                             [](const CondAttrs& a, auto in) { return infer_cond(a, in); }, cond_rules());
-  op.cpu_kernel = typed_kernel<CondAttrs>(cond_kernel);
-  return op;
+  return {std::move(op), typed_kernel<CondAttrs>(cond_kernel)};
 }
 
 }  // namespace tenferro::linalg::detail

@@ -4,26 +4,30 @@
 //
 // Note [Declaring a linalg op]: a row here is the whole registration. For a
 // row X(name, A):
-// - `FamilyOp declare_name()` (defined next to the op's kernel) declares
+// - `Declaration declare_name()` (defined next to the op's kernel) declares
 //   the op once: define_family_op<A>(spec, infer, rules), where `infer` is
 //   one generic inference over BasicTensorMeta<D> (concrete and symbolic
 //   extents) and `rules` = `name_rules()`, its JVP/transpose rules (defined
 //   in ad_rules.cpp; an op without derivatives returns `{}` there, so a
-//   forgotten rule is a link error, not a silently absent one), then sets
-//   its CPU kernel (typed_kernel<A>) in the same function;
+//   forgotten rule is a link error, not a silently absent one), and returns
+//   it with its CPU kernel (typed_kernel<A>), which the family registers in
+//   each backend's kernel registry (provider "lapack");
 // - `opref::name` is the typed reference through which the eager API
 //   (api.cpp), the graph-value API (traced.cpp) and the derivative rules
 //   call the op: `call(opref::svd, SvdAttrs{...}, {a}, backend)`,
 //   `apply(opref::svd, SvdAttrs{...}, {a})`; a wrong attribute type does
 //   not compile.
 // family() (family.cpp) builds the family from the rows in this order and
-// checks each declaration against its row and its `ad` kind.
+// checks each declaration against its row and its `ad` kind. The cuSOLVER
+// kernels of the ops CUDA has (cuda_kernels.cpp, built with the cuda
+// module) are registered for DeviceKind::cuda by the same family.
 #include <cstddef>
 #include <initializer_list>
 #include <vector>
 
 #include "tenferro/linalg/family.hpp"
 #include "tenferro/ops/graph.hpp"
+#include "tenferro/ops/kernels.hpp"
 
 // clang-format off
 #define TENFERRO_LINALG_OPS(X)                  \
@@ -77,9 +81,15 @@ TENFERRO_LINALG_OPS(TENFERRO_LINALG_REF)
 #undef TENFERRO_LINALG_REF
 }  // namespace opref
 
+/// An op as its row declares it, with its CPU kernel.
+struct Declaration {
+  FamilyOp op;
+  FamilyKernel cpu_kernel;
+};
+
 // One declaration and one rule bundle per op (Note [Declaring a linalg op]).
 #define TENFERRO_LINALG_DECLARE(name, A) \
-  FamilyOp declare_##name();             \
+  Declaration declare_##name();          \
   FamilyRules<A> name##_rules();
 TENFERRO_LINALG_OPS(TENFERRO_LINALG_DECLARE)
 #undef TENFERRO_LINALG_DECLARE
@@ -96,6 +106,10 @@ template <class A>
 std::vector<Value> apply(OpRef<A> op, A attrs, std::vector<Value> inputs) {
   return graph::apply_family(op.get(), FamilyAttrs::of(std::move(attrs)), std::move(inputs));
 }
+
+/// Registers the cuSOLVER kernels of the family's ops that CUDA has
+/// (cuda_kernels.cpp; a no-op without the cuda module).
+void register_cuda_kernels(const OpFamily& family, KernelRegistry& registry);
 
 /// Singular values [k, batch...] of a checked float operand (svd.cpp).
 Tensor singular_values(const char* op, const Tensor& a, Backend& backend);

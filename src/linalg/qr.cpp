@@ -142,11 +142,10 @@ std::vector<Tensor> qr_kernel(const QrMode& attrs, std::span<const Tensor> in, B
 
 }  // namespace
 
-FamilyOp declare_qr() {
+Declaration declare_qr() {
   FamilyOp op = define_family_op<QrMode>({.name = kQr, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
                                          [](const QrMode& a, auto in) { return infer_qr(a, in); }, qr_rules());
-  op.cpu_kernel = typed_kernel<QrMode>(qr_kernel);
-  return op;
+  return {std::move(op), typed_kernel<QrMode>(qr_kernel)};
 }
 
 }  // namespace tenferro::linalg::detail

@@ -321,47 +321,42 @@ Tensor singular_values(const char* op, const Tensor& a, Backend& be) {
 
 // ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
 
-FamilyOp declare_svd() {
+Declaration declare_svd() {
   FamilyOp op = define_family_op<SvdAttrs>(
       {.name = kSvd, .num_inputs = 1, .num_outputs = 3, .ad = AdKind::nonlinear},
       [](const SvdAttrs& a, auto in) { return infer_svd(a, in); }, svd_rules());
-  op.cpu_kernel = typed_kernel<SvdAttrs>(svd_kernel);
-  return op;
+  return {std::move(op), typed_kernel<SvdAttrs>(svd_kernel)};
 }
 
-FamilyOp declare_svdvals() {
+Declaration declare_svdvals() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
       {.name = kSvdvals, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs& a, auto in) { return infer_svdvals(a, in); }, svdvals_rules());
-  op.cpu_kernel = typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  return {std::move(op), typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
     return std::vector<Tensor>{singular_values(kSvdvals, in[0], be)};
-  });
-  return op;
+  })};
 }
 
-FamilyOp declare_svd_truncated() {
+Declaration declare_svd_truncated() {
   FamilyOp op = define_family_op<SvdTruncatedOptions>(
       {.name = kSvdTruncated, .num_inputs = 1, .num_outputs = 3, .ad = AdKind::nonlinear},
       [](const SvdTruncatedOptions& a, auto in) { return infer_svd_truncated(a, in); },
       svd_truncated_rules());
-  op.cpu_kernel = typed_kernel<SvdTruncatedOptions>(svd_truncated_kernel);
-  return op;
+  return {std::move(op), typed_kernel<SvdTruncatedOptions>(svd_truncated_kernel)};
 }
 
-FamilyOp declare_pinv() {
+Declaration declare_pinv() {
   FamilyOp op = define_family_op<RankTolerance>(
       {.name = kPinv, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const RankTolerance& a, auto in) { return infer_pinv(a, in); }, pinv_rules());
-  op.cpu_kernel = typed_kernel<RankTolerance>(pinv_kernel);
-  return op;
+  return {std::move(op), typed_kernel<RankTolerance>(pinv_kernel)};
 }
 
-FamilyOp declare_matrix_rank() {
+Declaration declare_matrix_rank() {
   FamilyOp op = define_family_op<RankTolerance>(
       {.name = kMatrixRank, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::none},
       [](const RankTolerance& a, auto in) { return infer_matrix_rank(a, in); }, matrix_rank_rules());
-  op.cpu_kernel = typed_kernel<RankTolerance>(matrix_rank_kernel);
-  return op;
+  return {std::move(op), typed_kernel<RankTolerance>(matrix_rank_kernel)};
 }
 
 }  // namespace tenferro::linalg::detail

@@ -102,7 +102,7 @@ std::vector<Tensor> band_kernel(const BandAttrs& attrs, std::span<const Tensor> 
 
 }  // namespace
 
-FamilyOp declare_band() {
+Declaration declare_band() {
   FamilyOp op = define_family_op<BandAttrs>(
       {.name = kBand, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::linear},
       []<class D>(const BandAttrs&, std::span<const BasicTensorMeta<D>> in) {
@@ -110,8 +110,7 @@ FamilyOp declare_band() {
         return std::vector<BasicTensorMeta<D>>{in[0]};
       },
       band_rules());
-  op.cpu_kernel = typed_kernel<BandAttrs>(band_kernel);
-  return op;
+  return {std::move(op), typed_kernel<BandAttrs>(band_kernel)};
 }
 
 }  // namespace detail

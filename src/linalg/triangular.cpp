@@ -142,21 +142,19 @@ std::vector<Tensor> triangular_solve_kernel(const TriangularSolveOptions& t, std
 
 // ---- declarations (Note [Declaring a linalg op] in ops.hpp) ----------------------------
 
-FamilyOp declare_cholesky() {
+Declaration declare_cholesky() {
   FamilyOp op = define_family_op<TriangleOptions>(
       {.name = kCholesky, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const TriangleOptions&, auto in) { return infer_square(kCholesky, in); }, cholesky_rules());
-  op.cpu_kernel = typed_kernel<TriangleOptions>(cholesky_kernel);
-  return op;
+  return {std::move(op), typed_kernel<TriangleOptions>(cholesky_kernel)};
 }
 
-FamilyOp declare_triangular_solve() {
+Declaration declare_triangular_solve() {
   FamilyOp op = define_family_op<TriangularSolveOptions>(
       {.name = kTriangularSolve, .num_inputs = 2, .num_outputs = 1, .ad = AdKind::nonlinear},
       [](const TriangularSolveOptions& a, auto in) { return infer_triangular_solve(a, in); },
       triangular_solve_rules());
-  op.cpu_kernel = typed_kernel<TriangularSolveOptions>(triangular_solve_kernel);
-  return op;
+  return {std::move(op), typed_kernel<TriangularSolveOptions>(triangular_solve_kernel)};
 }
 
 }  // namespace tenferro::linalg::detail

@@ -1,24 +1,13 @@
 // Operation families: attributes, lookup and eager calls.
 #include "tenferro/ops/family.hpp"
 
+#include "tenferro/ops/kernels.hpp"
+
 #include <algorithm>
 #include <ostream>
+#include <sstream>
 
 namespace tenferro {
-
-FamilyAttrs::FamilyAttrs(std::initializer_list<std::pair<std::string, AttrValue>> items) {
-  for (const auto& [k, v] : items) set(k, v);
-}
-
-FamilyAttrs& FamilyAttrs::set(std::string key, AttrValue value) {
-  for (auto& [k, v] : items_)
-    if (k == key) {
-      v = std::move(value);
-      return *this;
-    }
-  items_.emplace_back(std::move(key), std::move(value));
-  return *this;
-}
 
 namespace detail {
 void throw_attrs_type_mismatch(const std::type_info& want, const std::type_info& have) {
@@ -27,44 +16,91 @@ void throw_attrs_type_mismatch(const std::type_info& want, const std::type_info&
 }  // namespace detail
 
 bool FamilyAttrs::operator==(const FamilyAttrs& o) const {
-  if (typed_ || o.typed_) return typed_ && o.typed_ && typed_->equals(*o.typed_);
-  return items_ == o.items_;
-}
-
-bool FamilyAttrs::has(std::string_view key) const {
-  // Typed attributes have no keys: reading one by key is a bug, never a default.
-  TF_INTERNAL_ASSERT(!typed_, "typed family attributes {", *this, "} read by key '", key, "'");
-  return std::any_of(items_.begin(), items_.end(), [&](const auto& kv) { return kv.first == key; });
-}
-
-const AttrValue& FamilyAttrs::find(std::string_view key) const {
-  for (const auto& [k, v] : items_)
-    if (k == key) return v;
-  TF_THROW(ValueError, "attributes", "missing attribute '", key, "' in {", *this, "}");
-}
-
-void FamilyAttrs::throw_type_mismatch(std::string_view key) const {
-  TF_THROW(ValueError, "attributes", "attribute '", key, "' has another type in {", *this, "}");
+  if (!typed_ || !o.typed_) return typed_ == o.typed_;
+  return typed_->equals(*o.typed_);
 }
 
 std::ostream& operator<<(std::ostream& os, const FamilyAttrs& attrs) {
-  if (attrs.typed_) {
-    attrs.typed_->print(os);
-    return os;
-  }
-  bool first = true;
-  for (const auto& [k, v] : attrs.items()) {
-    os << (first ? "" : " ") << k << "=";
-    first = false;
-    std::visit(
-        [&](const auto& x) {
-          using X = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<X, bool>) os << (x ? "true" : "false");
-          else os << x;
-        },
-        v);
-  }
+  if (attrs.typed_) attrs.typed_->print(os);
   return os;
+}
+
+OpFamily::OpFamily(std::string name_, std::vector<FamilyOp> ops_, RegisterKernelsFn register_kernels_)
+    : name(std::move(name_)), register_kernels(std::move(register_kernels_)) {
+  TF_CHECK(!name.empty(), ValueError, "OpFamily", "a family needs a name");
+  ops.reserve(ops_.size());
+  for (FamilyOp& o : ops_) add(std::move(o));
+}
+
+OpFamily::OpFamily(const OpFamily& other)
+    : name(other.name), ops(other.ops), register_kernels(other.register_kernels) {
+  adopt_ops();
+}
+
+OpFamily::OpFamily(OpFamily&& other) noexcept
+    : name(std::move(other.name)), ops(std::move(other.ops)), register_kernels(std::move(other.register_kernels)) {
+  adopt_ops();
+}
+
+OpFamily& OpFamily::operator=(const OpFamily& other) {
+  if (this != &other) {
+    name = other.name;
+    ops = other.ops;
+    register_kernels = other.register_kernels;
+    adopt_ops();
+  }
+  return *this;
+}
+
+OpFamily& OpFamily::operator=(OpFamily&& other) noexcept {
+  if (this != &other) {
+    name = std::move(other.name);
+    ops = std::move(other.ops);
+    register_kernels = std::move(other.register_kernels);
+    adopt_ops();
+  }
+  return *this;
+}
+
+void OpFamily::adopt_ops() {
+  for (FamilyOp& o : ops) o.family = this;
+}
+
+void validate_family_op(std::string_view family_name, const FamilyOp& op) {
+  const std::string where = detail::str("family '", family_name, "'");
+  const std::string prefix = std::string(family_name) + ".";
+  TF_CHECK(op.name.size() > prefix.size() && op.name.compare(0, prefix.size(), prefix) == 0, ValueError, where,
+           "op '", op.name, "' must be named '", prefix, "<op>'");
+  TF_CHECK(static_cast<bool>(op.infer), ValueError, where, "op '", op.name, "' has no infer rule");
+  TF_CHECK(op.num_inputs >= -1, ValueError, where, "op '", op.name, "' has num_inputs ", op.num_inputs,
+           " (-1 for variadic)");
+  TF_CHECK(op.num_outputs >= 1, ValueError, where, "op '", op.name, "' has num_outputs ", op.num_outputs);
+  const bool jvp = static_cast<bool>(op.jvp), transpose = static_cast<bool>(op.transpose);
+  switch (op.ad) {
+    case AdKind::none:
+      TF_CHECK(!jvp && !transpose, ValueError, where, "op '", op.name, "' is declared ad = none but has a ",
+               jvp ? "jvp" : "transpose", " rule (declare it nonlinear or linear)");
+      break;
+    case AdKind::nonlinear:
+      // A transpose rule is allowed: an op linear in some operands (solve in b).
+      TF_CHECK(jvp, ValueError, where, "op '", op.name, "' is declared ad = nonlinear but has no jvp rule");
+      break;
+    case AdKind::linear:
+      TF_CHECK(jvp && transpose, ValueError, where, "op '", op.name, "' is declared ad = linear but has no ",
+               jvp ? "transpose" : "jvp", " rule");
+      break;
+  }
+}
+
+FamilyOp& OpFamily::add(FamilyOp op) {
+  validate_family_op(name, op);
+  for (const FamilyOp& o : ops)
+    TF_CHECK(o.name != op.name, ValueError, detail::str("family '", name, "'"), "op '", op.name,
+             "' is declared twice");
+  // Growing `ops` moves the ops; their `family` pointer stays this family.
+  op.family = this;
+  ops.push_back(std::move(op));
+  return ops.back();
 }
 
 const FamilyOp& OpFamily::op(std::string_view op_name) const {
@@ -73,8 +109,11 @@ const FamilyOp& OpFamily::op(std::string_view op_name) const {
   TF_THROW(ValueError, name, "family '", name, "' has no op '", op_name, "'");
 }
 
-std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs,
-                                std::span<const Tensor> inputs, Backend& backend) {
+namespace {
+
+// Operand checks shared by both call_family forms; returns the inferred outputs.
+std::vector<TensorMeta> check_family_call(const FamilyOp& op, const FamilyAttrs& attrs,
+                                          std::span<const Tensor> inputs, Backend& backend) {
   const char* name = op.name.c_str();
   if (op.num_inputs >= 0)
     TF_CHECK(static_cast<int>(inputs.size()) == op.num_inputs, ValueError, name, "takes ",
@@ -89,12 +128,23 @@ std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs,
              "; transfer it explicitly");
     metas.push_back({t.dtype(), t.shape()});
   }
-  std::vector<TensorMeta> expected = op.infer(attrs, metas);
-  FamilyOp::KernelFn kernel = backend.device().kind == DeviceKind::cpu ? op.cpu_kernel : op.cuda_kernel;
-  if (!kernel) kernel = backend.family_kernel(op.name);
-  TF_CHECK(static_cast<bool>(kernel), UnimplementedError, name, "has no kernel for ",
-           backend.device());
-  std::vector<Tensor> out = kernel(attrs, inputs, backend);
+  return op.infer(attrs, metas);
+}
+
+std::vector<Tensor> run_family(const FamilyOp& op, const FamilyProviders& providers,
+                               const std::vector<TensorMeta>& expected, const FamilyAttrs& attrs,
+                               std::span<const Tensor> inputs, Backend& backend) {
+  const char* name = op.name.c_str();
+  std::optional<std::vector<Tensor>> result;
+  for (const auto& p : providers)
+    if ((result = p.kernel(attrs, inputs, backend))) break;
+  if (!result) {
+    std::ostringstream names;
+    for (std::size_t i = 0; i < providers.size(); ++i) names << (i ? ", " : "") << providers[i].name;
+    TF_THROW(UnimplementedError, name, "every kernel provider on ", backend.device(), " declined the call (",
+             names.str(), ")");
+  }
+  std::vector<Tensor>& out = *result;
   TF_INTERNAL_ASSERT(out.size() == expected.size(), name, " returned ", out.size(),
                      " outputs, inference said ", expected.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -104,7 +154,21 @@ std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs,
     TF_INTERNAL_ASSERT(ok, name, " output ", i, " is ", out[i].dtype(), out[i].shape(),
                        ", inference said ", expected[i]);
   }
-  return out;
+  return std::move(out);
+}
+
+}  // namespace
+
+std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs, std::span<const Tensor> inputs,
+                                Backend& backend) {
+  std::vector<TensorMeta> expected = check_family_call(op, attrs, inputs, backend);
+  return run_family(op, *find_family_kernels(op, backend), expected, attrs, inputs, backend);
+}
+
+std::vector<Tensor> call_family(const FamilyOp& op, const FamilyProviders& providers, const FamilyAttrs& attrs,
+                                std::span<const Tensor> inputs, Backend& backend) {
+  std::vector<TensorMeta> expected = check_family_call(op, attrs, inputs, backend);
+  return run_family(op, providers, expected, attrs, inputs, backend);
 }
 
 }  // namespace tenferro

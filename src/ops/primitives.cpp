@@ -1,6 +1,7 @@
 // Eager execution of primitives: validate, infer, allocate, run.
 #include "tenferro/ops/primitives.hpp"
 
+#include "tenferro/ops/kernels.hpp"
 #include "tenferro/ops/views.hpp"
 
 #include <algorithm>
@@ -16,9 +17,12 @@ Tensor Backend::from_host(const Tensor& host) {
   return host;
 }
 
-std::function<std::vector<Tensor>(const FamilyAttrs&, std::span<const Tensor>, Backend&)> Backend::family_kernel(
-    std::string_view) const {
-  return {};
+Backend::Backend() : kernels_(std::make_shared<KernelRegistry>()) {}
+Backend::Backend(SharingKernelsOf wrapper) : kernels_(wrapper.wrapped.kernels_) {}
+Backend::~Backend() = default;
+
+void Backend::execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> inputs, const Tensor& output) {
+  kernels_->run(kind, device().kind, attrs, inputs, output, *this);
 }
 
 Tensor Backend::empty(DType dtype, const Shape& shape) {

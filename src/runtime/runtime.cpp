@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "tenferro/ops/infer.hpp"
+#include "tenferro/ops/kernels.hpp"
 #include "tenferro/ops/primitives.hpp"
 #include "tenferro/ops/views.hpp"
 
@@ -36,19 +37,6 @@ namespace {
 
 using SlotTensors = std::vector<std::pair<int, Tensor>>;  // slot, value
 using Signature = std::vector<Shape>;                    // the input shapes of a run
-
-// ---- family kernels: the two places that look kernels up ------------------------------
-
-// Whether `engine` has a kernel for family op `op`.
-bool has_family_kernel(const Engine& engine, const FamilyOp& op) {
-  const auto& kernel = engine.device().is_cpu() ? op.cpu_kernel : op.cuda_kernel;
-  return static_cast<bool>(kernel) || static_cast<bool>(engine.backend().family_kernel(op.name));
-}
-
-// Runs family instruction `ins` on `backend`.
-std::vector<Tensor> run_family_kernel(const Instruction& ins, std::span<const Tensor> in, Backend& backend) {
-  return call_family(*ins.family, ins.family_attrs, in, backend);
-}
 
 // ---- plans -----------------------------------------------------------------------------
 
@@ -164,18 +152,29 @@ BoundRun bind_inputs(const Program& p, const RunInputs& given, const std::vector
   return run;
 }
 
-// Every family instruction's family is registered and `engine` has a kernel for it.
-void check_runnable(const Program& p, const Engine& engine, const std::vector<const OpFamily*>& families) {
-  for (const Instruction& ins : p.code) {
+// The kernel providers of each family instruction (null for the others),
+// chosen once per run from the engine's kernel registry: every family
+// instruction's family is registered with this runtime and `engine` has a
+// kernel for it, else UnimplementedError before any kernel runs.
+using FamilyKernels = std::vector<std::shared_ptr<const FamilyProviders>>;
+FamilyKernels check_runnable(const Program& p, const Engine& engine, const std::vector<const OpFamily*>& families) {
+  FamilyKernels kernels(p.code.size());
+  for (std::size_t i = 0; i < p.code.size(); ++i) {
+    const Instruction& ins = p.code[i];
     if (ins.kind != Instruction::Kind::family) continue;
     bool registered = false;
     for (const OpFamily* f : families)
       for (const FamilyOp& o : f->ops) registered = registered || &o == ins.family;
     TF_CHECK(registered, UnimplementedError, where(ins), "its op family is not registered with this runtime ",
              "(Runtime::builder().register_family(...))");
-    TF_CHECK(has_family_kernel(engine, *ins.family), UnimplementedError, where(ins), "engine '", engine.name(),
-             "' has no kernel for it");
+    try {
+      kernels[i] = find_family_kernels(*ins.family, engine.backend());
+    } catch (Error& e) {
+      e.prepend_context(where(ins) + "engine '" + engine.name() + "': ");
+      throw;
+    }
   }
+  return kernels;
 }
 
 // Plans one instruction from its operands' metadata and the bindings so far:
@@ -380,8 +379,12 @@ class ProgramCache {
 // extent) are planned with `plan_step` as they come.
 class Executor {
  public:
-  Executor(const Program& p, const Engine& engine, DimBindings& env)
-      : p_(p), backend_(engine.backend()), env_(env), slots_(static_cast<std::size_t>(p.num_slots())) {}
+  Executor(const Program& p, const Engine& engine, const FamilyKernels& family_kernels, DimBindings& env)
+      : p_(p),
+        backend_(engine.backend()),
+        family_kernels_(family_kernels),
+        env_(env),
+        slots_(static_cast<std::size_t>(p.num_slots())) {}
 
   Tensor& slot(int s) { return slots_[static_cast<std::size_t>(s)]; }
   void set(const SlotTensors& values) {
@@ -398,7 +401,7 @@ class Executor {
       in_.clear();
       for (int s : ins.inputs) in_.push_back(slots_[static_cast<std::size_t>(s)]);
       try {
-        if (ins.kind == Instruction::Kind::family) run_family(ins);
+        if (ins.kind == Instruction::Kind::family) run_family(ins, *family_kernels_[i]);
         else if (plan.steps[i].ready) run_step(ins, plan.steps[i]);
         else run_step(ins, plan_now(ins));
       } catch (Error& e) {
@@ -433,8 +436,8 @@ class Executor {
 
   // A family op: its kernel allocates the outputs, whose extents bind the
   // symbols they introduce.
-  void run_family(const Instruction& ins) {
-    std::vector<Tensor> out = run_family_kernel(ins, in_, backend_);
+  void run_family(const Instruction& ins, const FamilyProviders& providers) {
+    std::vector<Tensor> out = call_family(*ins.family, providers, ins.family_attrs, in_, backend_);
     for (std::size_t k = 0; k < out.size(); ++k) {
       bind_shape(p_.slot_meta[static_cast<std::size_t>(ins.outputs[k])].shape, out[k].shape(), env_,
                  detail::str("output ", k));
@@ -468,6 +471,7 @@ class Executor {
 
   const Program& p_;
   Backend& backend_;
+  const FamilyKernels& family_kernels_;  // providers per family instruction
   DimBindings& env_;
   std::vector<Tensor> slots_;
   std::vector<Tensor> in_;  // operands of the current step
@@ -504,6 +508,9 @@ Runtime Runtime::Builder::build() const {
   r.state_ = std::make_shared<State>();
   r.state_->engines = engines_;
   r.state_->families = families_;
+  // The families' default kernels join each engine's registry (idempotent).
+  for (const auto& e : engines_)
+    for (const OpFamily* f : families_) e->backend().kernels().register_family(*f);
   return r;
 }
 
@@ -524,7 +531,7 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
   // Plan: every check that needs no data happens here, before any kernel runs.
   BoundRun run = bind_inputs(p, given, st.engines);
   const Engine& engine = *run.engine;
-  check_runnable(p, engine, st.families);
+  const FamilyKernels family_kernels = check_runnable(p, engine, st.families);
   Signature signature;
   signature.reserve(run.inputs.size());
   for (const Tensor& t : run.inputs) signature.push_back(t.shape());
@@ -535,7 +542,7 @@ std::vector<Tensor> Runtime::run_compiled(const Program& p, const RunInputs& giv
     cached.plan = std::move(fresh);
   }
   // Execute.
-  Executor exec(p, engine, run.env);
+  Executor exec(p, engine, family_kernels, run.env);
   for (std::size_t k = 0; k < p.inputs.size(); ++k) exec.slot(p.inputs[k].slot) = std::move(run.inputs[k]);
   // Constants live on the host; a device engine gets them uploaded once.
   bool upload = std::any_of(p.constants.begin(), p.constants.end(),

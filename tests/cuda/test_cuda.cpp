@@ -312,7 +312,7 @@ TEST_F(Cuda, TracedProgramsRunOnTheCudaEngine) {
   auto y = (x * x).matmul(w).reduce_sum({0});
   Program p = GraphCompiler().compile(y);
   CpuBackend cpu;
-  Runtime rt = Runtime::builder().register_engine(cpu_engine(cpu)).register_engine(cuda_engine(gpu())).build();
+  Runtime rt = Runtime::builder().register_engine(cpu_engine(cpu)).register_engine(backend_engine(gpu())).build();
   for (std::int64_t n : {1, 7, 300}) {
     Tensor xh = random_tensor({n, 3}, DType::f64, static_cast<std::uint64_t>(n)), wh = random_tensor({3, 2}, DType::f64, 2);
     Tensor want = rt.run_compiled(p, {{"x", xh}, {"w", wh}})[0];

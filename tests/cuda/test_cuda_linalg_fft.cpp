@@ -1,7 +1,8 @@
 // The cuSOLVER and cuFFT kernels of the linalg and fft family ops against
 // the CPU kernels of those families (LAPACK, pocketfft), on batched operands
 // in random strided layouts for every float dtype, through call_family with
-// the CUDA kernel installed; plus their error paths.
+// the CUDA kernels the families register in the backend's registry; plus
+// their error paths.
 #include "cuda_test_util.hpp"
 #include "tenferro/fft.hpp"
 #include "tenferro/linalg.hpp"
@@ -13,11 +14,10 @@ namespace {
 
 class CudaFamily : public CudaTest {};
 
-/// The family op with this module's CUDA kernel installed.
-FamilyOp with_cuda(const OpFamily& family, const char* name) {
-  FamilyOp op = family.op(name);
-  op.cuda_kernel = cuda::family_kernel(name);
-  EXPECT_TRUE(static_cast<bool>(op.cuda_kernel)) << name;
+/// The family op, whose CUDA kernel its family registered in gpu()'s registry.
+const FamilyOp& with_cuda(const OpFamily& family, const char* name) {
+  const FamilyOp& op = family.op(name);
+  EXPECT_FALSE(gpu().kernels().provider_names(op, DeviceKind::cuda).empty()) << name;
   return op;
 }
 
@@ -93,7 +93,7 @@ TEST_F(CudaFamily, SvdMatchesCpuValuesAndReconstructs) {
     for (const Shape& s : matrix_shapes())
       for (bool full : {false, true}) {
         Tensor a = random_matrix(s, d, 21);
-        FamilyAttrs attrs{{"full_matrices", full}};
+        const FamilyAttrs attrs = FamilyAttrs::of(linalg::SvdAttrs{.full_matrices = full});
         std::vector<Tensor> g = on_gpu(with_cuda(la, "linalg.svd"), attrs, {a});
         std::vector<Tensor> c = on_cpu(la.op("linalg.svd"), attrs, {a});
         ASSERT_EQ(g.size(), 3u);
@@ -121,9 +121,9 @@ TEST_F(CudaFamily, QrReconstructsWithOrthonormalQ) {
   const OpFamily& la = linalg::family();
   for (DType d : float_dtypes())
     for (const Shape& s : matrix_shapes())
-      for (const char* mode : {"reduced", "complete", "r"}) {
+      for (linalg::QrMode mode : {linalg::QrMode::reduced, linalg::QrMode::complete, linalg::QrMode::r}) {
         Tensor a = random_matrix(s, d, 31);
-        FamilyAttrs attrs{{"mode", std::string(mode)}};
+        const FamilyAttrs attrs = FamilyAttrs::of(mode);
         std::vector<Tensor> g = on_gpu(with_cuda(la, "linalg.qr"), attrs, {a});
         std::vector<Tensor> c = on_cpu(la.op("linalg.qr"), attrs, {a});
         for (int i = 0; i < 2; ++i) EXPECT_EQ(g[i].shape(), c[i].shape()) << d << s << mode;
@@ -135,7 +135,7 @@ TEST_F(CudaFamily, QrReconstructsWithOrthonormalQ) {
           if (i[0] > i[1]) {
             EXPECT_EQ(value_at(g[1], i), std::complex<double>(0)) << d << s << mode;
           }
-        if (std::string(mode) == "r" || a.numel() == 0) continue;
+        if (mode == linalg::QrMode::r || a.numel() == 0) continue;
         Shape batch(s.begin() + 2, s.end());
         EXPECT_TRUE(close_scaled(mm(g[0], g[1]), a.contiguous(), n)) << "q r = a " << d << s << mode;
         EXPECT_TRUE(close_scaled(mm(adjoint(g[0]), g[0]), eye_batch(g[0].shape()[1], batch, d), n)) << d << s;
@@ -149,7 +149,7 @@ TEST_F(CudaFamily, LuAndLuFactorMatchCpu) {
       Tensor a = random_matrix(s, d, 41);
       const double n = double(std::max(s[0], s[1]));
       for (bool p : {true, false}) {
-        FamilyAttrs attrs{{"permutation_matrix", p}};
+        const FamilyAttrs attrs = FamilyAttrs::of(linalg::LuOptions{.permutation_matrix = p});
         std::vector<Tensor> g = on_gpu(with_cuda(la, "linalg.lu"), attrs, {a});
         std::vector<Tensor> c = on_cpu(la.op("linalg.lu"), attrs, {a});
         ASSERT_EQ(g.size(), 4u);
@@ -170,7 +170,7 @@ TEST_F(CudaFamily, CholeskyEighSolveMatchCpu) {
       Tensor a = hpd(s, d, 51);
       const double n = double(s[0]);
       for (bool lower : {true, false}) {
-        FamilyAttrs attrs{{"lower", lower}};
+        const FamilyAttrs attrs = FamilyAttrs::of(linalg::TriangleOptions{.lower = lower});
         EXPECT_TRUE(close_scaled(on_gpu(with_cuda(la, "linalg.cholesky"), attrs, {a})[0],
                                  on_cpu(la.op("linalg.cholesky"), attrs, {a})[0], n))
             << "cholesky " << d << s << lower;
@@ -203,7 +203,7 @@ TEST_F(CudaFamily, FailuresAreLinalgErrorsAndNonFiniteInputsValueErrors) {
   for (std::int64_t j = 0; j < 3; ++j) a.set<double>({0, j, 1}, 0.0), a.set<double>({j, 0, 1}, 0.0);
   Tensor b = random_tensor({3, 2, 3}, DType::f64, 2);
   for (const char* name : {"linalg.solve", "linalg.cholesky"}) {
-    FamilyOp op = with_cuda(la, name);
+    const FamilyOp& op = with_cuda(la, name);
     std::vector<Tensor> in{upload_same_layout(a)};
     if (std::string(name) == "linalg.solve") in.push_back(upload_same_layout(b));
     try {
@@ -219,15 +219,16 @@ TEST_F(CudaFamily, FailuresAreLinalgErrorsAndNonFiniteInputsValueErrors) {
   for (const char* name : {"linalg.svd", "linalg.qr", "linalg.lu", "linalg.eigh", "linalg.cholesky"})
     EXPECT_TRUE(throws_with<ValueError>([&] { call_family(with_cuda(la, name), {}, {{upload_same_layout(nan)}}, gpu()); },
                                         {name, "non-finite", "[1]"}));
-  // The CUDA kernels need a CudaBackend.
-  CpuBackend cpu;
-  EXPECT_TRUE(throws_with<DeviceError>([&] { cuda::family_kernel("linalg.svd")({}, {{a}}, cpu); },
-                                       {"linalg.svd", "CudaBackend"}));
+  // Operands must be on the backend's device.
+  EXPECT_TRUE(throws_with<DeviceError>([&] { call_family(with_cuda(la, "linalg.svd"), {}, {{a}}, gpu()); },
+                                       {"linalg.svd", "cpu", "cuda:0"}));
 }
 
 TEST_F(CudaFamily, FftMatchesCpuForEveryKindDtypeAndNorm) {
   const OpFamily& ff = fft::family();
-  FamilyOp op = with_cuda(ff, "fft.fft");
+  // The fft family registers its cuFFT kernel itself.
+  const FamilyOp& op = ff.op("fft.fft");
+  EXPECT_EQ(gpu().kernels().provider_names(op, DeviceKind::cuda), std::vector<std::string>{"cufft"});
   struct Case {
     Shape shape;
     DimVec axes;
@@ -245,7 +246,7 @@ TEST_F(CudaFamily, FftMatchesCpuForEveryKindDtypeAndNorm) {
             in_shape[static_cast<std::size_t>(c.axes.back())] = t.lengths.back() / 2 + 1;
           const DType d = type == fft::FftType::RFFT ? real : complex_dtype(real);
           Tensor x = with_random_layout(random_tensor(in_shape, d, 61), 62);
-          FamilyAttrs attrs = fft::to_family_attrs(t);
+          FamilyAttrs attrs = FamilyAttrs::of(t);
           Tensor g = on_gpu(op, attrs, {x})[0];
           Tensor want = on_cpu(ff.op("fft.fft"), attrs, {x})[0];
           double n = 1;

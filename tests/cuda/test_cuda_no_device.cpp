@@ -36,26 +36,25 @@ TEST(CudaNoDevice, MissingDeviceIsADeviceErrorWithTheCudaReason) {
   EXPECT_TRUE(throws_with<DeviceError>([] { CudaBackend b(-1); }, {"CudaBackend", "-1"}));
 }
 
-TEST(CudaNoDevice, EngineRejectsNonCudaBackends) {
+TEST(CudaNoDevice, FamiliesRegisterTheirCudaKernels) {
+  // Registering the fft family puts cuFFT on cuda and the host provider on
+  // cpu; linalg puts cuSOLVER on cuda for the ops it has, LAPACK on cpu.
+  KernelRegistry r;
+  const OpFamily& ff = fft::family();
+  const FamilyOp& op = ff.op("fft.fft");
+  r.register_family(ff);
+  r.register_family(ff);  // idempotent
+  EXPECT_EQ(r.provider_names(op, DeviceKind::cuda), std::vector<std::string>{"cufft"});
+  EXPECT_EQ(r.provider_names(op, DeviceKind::cpu), std::vector<std::string>{"fft"});
+  r.register_family(linalg::family());
+  EXPECT_EQ(r.provider_names(linalg::family().op("linalg.svd"), DeviceKind::cuda),
+            std::vector<std::string>{"cusolver"});
+  EXPECT_EQ(r.provider_names(linalg::family().op("linalg.svd"), DeviceKind::cpu), std::vector<std::string>{"lapack"});
+  EXPECT_TRUE(r.provider_names(linalg::family().op("linalg.lstsq"), DeviceKind::cuda).empty());
+  // The cuFFT kernel declines a backend that is not a CudaBackend, leaving
+  // the call to the next provider (none here).
   CpuBackend cpu;
-  EXPECT_TRUE(throws_with<DeviceError>([&] { cuda_engine(cpu); }, {"cuda_engine", "cpu"}));
-}
-
-TEST(CudaNoDevice, FamilyKernelTableCoversTheSolversAndFft) {
-  std::vector<std::string> names = cuda::family_kernel_names();
-  for (const char* want : {"linalg.svd", "linalg.svdvals", "linalg.qr", "linalg.lu", "linalg.lu_factor",
-                           "linalg.cholesky", "linalg.eigh", "linalg.solve", "fft.fft"})
-    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
-  EXPECT_FALSE(static_cast<bool>(cuda::family_kernel("linalg.no_such_op")));
-  // Every name is an op of its family, so installing fills exactly those.
-  OpFamily la = linalg::family(), ff = fft::family();
-  const int filled = cuda::install_family_kernels(la) + cuda::install_family_kernels(ff);
-  EXPECT_EQ(filled, static_cast<int>(names.size()));
-  EXPECT_TRUE(static_cast<bool>(la.op("linalg.svd").cuda_kernel));
-  EXPECT_FALSE(static_cast<bool>(la.op("linalg.eig").cuda_kernel));
-  // A CUDA kernel refuses a CPU backend, naming the op.
-  CpuBackend cpu;
-  Tensor a = Tensor::eye(3);
-  EXPECT_TRUE(throws_with<DeviceError>([&] { la.op("linalg.qr").cuda_kernel({}, {{a}}, cpu); },
-                                       {"linalg.qr", "CudaBackend", "cpu"}));
+  Tensor x = Tensor::zeros({4}, DType::c128);
+  fft::TransformAttrs t{.type = fft::FftType::FFT, .axes = {0}, .lengths = {4}};
+  EXPECT_FALSE(r.providers(op, DeviceKind::cuda)->front().kernel(FamilyAttrs::of(t), {{x}}, cpu).has_value());
 }

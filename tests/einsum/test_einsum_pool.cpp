@@ -4,6 +4,7 @@
 #include "pool.hpp"
 #include "support/test_support.hpp"
 #include "tenferro/cpu.hpp"
+#include "tenferro/ops/kernels.hpp"
 
 using namespace tenferro;
 using namespace tenferro::testing;
@@ -35,6 +36,28 @@ class Recorder final : public Backend {
   CpuBackend cpu;
   int allocations = 0, executes = 0, fused = 0, uploads = 0;
 };
+
+// The pool's backend runs the kernels of the backend it wraps: one registry,
+// so a provider added to the wrapped backend is seen through the pool.
+TEST(EinsumPool, SharesTheWrappedBackendsKernels) {
+  CpuBackend cpu;
+  detail::PooledBackend pooled(cpu, std::make_shared<detail::BufferPool>(std::size_t{1} << 20));
+  EXPECT_EQ(&pooled.kernels(), &cpu.kernels());
+  int calls = 0;
+  cpu.kernels().add(OpKind::negate, DeviceKind::cpu, "count",
+                    [&](OpKind, const Attrs&, std::span<const Tensor>, const Tensor&, Backend&) {
+                      ++calls;
+                      return false;  // decline: the CPU kernel runs it
+                    });
+  const Tensor a = random_tensor({3, 4}, DType::f64, 1);
+  Tensor out = pooled.empty(DType::f64, {3, 4});
+  const Tensor in[] = {a};
+  pooled.kernels().run(OpKind::negate, DeviceKind::cpu, NoAttrs{}, in, out, pooled);
+  EXPECT_EQ(calls, 1);
+  std::vector<std::complex<double>> want;
+  for (const DimVec& i : all_indices({3, 4})) want.push_back(-value_at(a, i));
+  EXPECT_TRUE(tensors_close(out, tensor_from_values({3, 4}, DType::f64, want), 0, 0));
+}
 
 TEST(EinsumPool, ForwardsExecuteFusedAndFromHost) {
   Recorder inner;

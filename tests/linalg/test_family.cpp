@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "linalg_test_util.hpp"
+#include "tenferro/ops/kernels.hpp"
+#include "tenferro/runtime.hpp"
 
 namespace tenferro {
 namespace {
@@ -39,17 +41,68 @@ const std::vector<std::string> kOpNames{"linalg.svd",
                                         "linalg.matrix_exp_frechet"};
 
 TEST(LinalgFamily, EveryOpIsPresentOnce) {
+  CpuBackend cpu;
   const OpFamily& f = linalg::family();
+  std::set<std::string> cuda_ops;
   EXPECT_EQ(f.name, "linalg");
   EXPECT_EQ(&f, &linalg::family()) << "built once";
   std::set<std::string> names;
   for (const FamilyOp& op : f.ops) {
     EXPECT_TRUE(names.insert(op.name).second) << "duplicate " << op.name;
     EXPECT_TRUE(static_cast<bool>(op.infer)) << op.name;
-    EXPECT_TRUE(static_cast<bool>(op.cpu_kernel)) << op.name;
-    EXPECT_FALSE(static_cast<bool>(op.cuda_kernel)) << op.name;
+    EXPECT_EQ(op.family, &f) << op.name;
+    EXPECT_EQ(cpu.kernels().provider_names(op, DeviceKind::cpu), std::vector<std::string>{"lapack"}) << op.name;
+    const auto cuda = cpu.kernels().provider_names(op, DeviceKind::cuda);
+    if (!cuda.empty()) {
+      EXPECT_EQ(cuda, std::vector<std::string>{"cusolver"}) << op.name;
+      cuda_ops.insert(op.name);
+    }
   }
   EXPECT_EQ(names, std::set<std::string>(kOpNames.begin(), kOpNames.end()));
+  // cuSOLVER kernels: registered by the family when built with the cuda module.
+  const std::set<std::string> cusolver{"linalg.svd", "linalg.svdvals",  "linalg.qr",       "linalg.lu",
+                                       "linalg.lu_factor", "linalg.cholesky", "linalg.eigh", "linalg.solve"};
+  EXPECT_TRUE(cuda_ops.empty() || cuda_ops == cusolver);
+}
+
+// A provider added to a backend's registry runs linalg ops eagerly and in
+// compiled programs, before the family's LAPACK kernel; when it declines,
+// LAPACK runs the call.
+TEST(LinalgFamily, KernelsComeFromTheBackendsRegistry) {
+  CpuBackend cpu;
+  const FamilyOp& solve = linalg::family().op("linalg.solve");
+  int accepted = 0, declined = 0;
+  // Accepts f32 only, answering x = b (a stand-in kernel that is easy to tell apart).
+  cpu.kernels().add(solve, DeviceKind::cpu, "test",
+                    [&](const FamilyAttrs&, std::span<const Tensor> in,
+                        Backend&) -> std::optional<std::vector<Tensor>> {
+                      if (in[1].dtype() != DType::f32) {
+                        ++declined;
+                        return std::nullopt;
+                      }
+                      ++accepted;
+                      return std::vector<Tensor>{in[1].duplicate()};
+                    });
+  EXPECT_EQ(cpu.kernels().provider_names(solve, DeviceKind::cpu), (std::vector<std::string>{"test", "lapack"}));
+  const Tensor a = to_tensor({random_hpd(3, false, 1)}, {}, DType::f64);
+  const Tensor b = testing::random_tensor({3, 2}, DType::f64, 2);
+  const Tensor a32 = convert(a, DType::f32, cpu), b32 = convert(b, DType::f32, cpu);
+  // f32: the test provider (x = b, not the solution).
+  Tensor x32 = linalg::solve(a32, b32, cpu);
+  EXPECT_EQ(accepted, 1);
+  EXPECT_TRUE(testing::tensors_close(x32, b32, 0, 0));
+  // f64: declined, LAPACK solves: a x = b.
+  Tensor x64 = linalg::solve(a, b, cpu);
+  EXPECT_EQ(declined, 1);
+  EXPECT_TRUE(testing::tensors_close(matmul(a, x64, cpu), b, 1e-12, 1e-12));
+  // A compiled program on a runtime over this backend uses the same registry.
+  auto ta = TracedTensor::input("a", DType::f32, {Dim(3), Dim(3)});
+  auto tb = TracedTensor::input("b", DType::f32, {Dim(3), Dim(2)});
+  Program p = GraphCompiler().compile(linalg::solve(ta, tb));
+  Runtime rt = Runtime::builder().register_engine(cpu_engine(cpu)).register_family(linalg::family()).build();
+  std::vector<Tensor> out = rt.run_compiled(p, {{"a", a32}, {"b", b32}});
+  EXPECT_EQ(accepted, 2);
+  EXPECT_TRUE(testing::tensors_close(out[0], b32, 0, 0));
 }
 
 // Sample operands for each op (f64 and c64, batched [.., .., 2]).

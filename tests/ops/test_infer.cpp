@@ -480,10 +480,7 @@ TEST(EagerErrors, DeviceMismatchNamesBothDevices) {
                  .num_inputs = 1,
                  .num_outputs = 1,
                  .infer = [](const FamilyAttrs&,
-                             std::span<const TensorMeta> in) { return std::vector<TensorMeta>{in[0]}; },
-                 .cpu_kernel = [](const FamilyAttrs&, std::span<const Tensor> in,
-                                  Backend& b) { return std::vector<Tensor>{add(in[0], in[0], b)}; },
-                 .cuda_kernel = {}};
+                             std::span<const TensorMeta> in) { return std::vector<TensorMeta>{in[0]}; }};
   const Tensor one[] = {gpu};
   EXPECT_TRUE(
       throws_with<DeviceError>([&] { call_family(twice, {}, one, cpu); }, {"demo.twice", "cuda:0", "cpu"}));

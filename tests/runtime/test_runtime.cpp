@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "support/test_support.hpp"
+#include "tenferro/ops/kernels.hpp"
 #include "tenferro/runtime.hpp"
 
 using namespace tenferro;
@@ -30,15 +31,17 @@ const OpFamily& positive_family() {
                 .sym_infer =
                     [](const FamilyAttrs&, std::span<const SymMeta>) {
                       return std::vector<SymMeta>{{DType::f64, {Dim::fresh("count")}}};
-                    },
-                .cpu_kernel =
-                    [](const FamilyAttrs&, std::span<const Tensor> in, Backend&) {
-                      std::vector<double> v;
-                      for (double x : in[0].to_vec_col_major<double>())
-                        if (x > 0) v.push_back(x);
-                      std::int64_t n = static_cast<std::int64_t>(v.size());
-                      return std::vector<Tensor>{Tensor::from_vec_col_major<double>({n}, v)};
-                    }}}};
+                    }}},
+      [](const OpFamily& f, KernelRegistry& registry) {
+        registry.add(f.op("test.positive"), DeviceKind::cpu, "test",
+                     [](const FamilyAttrs&, std::span<const Tensor> in, Backend&) {
+                       std::vector<double> v;
+                       for (double x : in[0].to_vec_col_major<double>())
+                         if (x > 0) v.push_back(x);
+                       std::int64_t n = static_cast<std::int64_t>(v.size());
+                       return std::vector<Tensor>{Tensor::from_vec_col_major<double>({n}, v)};
+                     });
+      }};
   return family;
 }
 

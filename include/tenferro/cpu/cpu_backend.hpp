@@ -14,7 +14,9 @@
 /// split across threads, and `dot_general` maps onto BLAS GEMM through
 /// leading dimensions and transpose flags without copying whenever the
 /// operands' axes are already grouped (Note [GEMM mapping] in
-/// src/cpu/dot_general.cpp).
+/// src/cpu/dot_general.cpp). The kernels are the provider "cpu" in the
+/// backend's `kernels()` registry (tenferro/ops/kernels.hpp): providers
+/// added later (e.g. BLIS for dot_general) run first and may decline.
 
 #include "tenferro/ops/backend.hpp"
 
@@ -30,6 +32,11 @@ namespace cpu {
 class BufferCache;
 }
 
+/// Adds this module's kernel for every primitive on `DeviceKind::cpu`
+/// (provider "cpu") to `registry`; a `CpuBackend` does this for its own
+/// registry when it is constructed.
+void register_cpu_kernels(KernelRegistry& registry);
+
 /// Large buffers released by a backend's tensors are kept for reuse by the
 /// same backend (src/cpu/buffer_cache.hpp: up to TENFERRO_CPU_CACHE_MB,
 /// default 1024); copies of a backend share the cache.
@@ -42,8 +49,6 @@ class CpuBackend final : public Backend {
   std::string_view name() const override { return "cpu"; }
   Device device() const override { return Device::cpu(); }
   std::shared_ptr<Storage> allocate_storage(std::size_t nbytes) override;
-  void execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> inputs,
-               const Tensor& output) override;
   void execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
                      const Tensor& output) override;
 

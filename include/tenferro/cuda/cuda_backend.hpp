@@ -23,6 +23,10 @@
 /// tensor with a CUDA backend (or on tensors of two devices) throws a
 /// `DeviceError` naming both devices; use `cuda::to_device` / `cuda::to_host`.
 ///
+/// The backend's kernels are the provider "cuda" of every primitive in its
+/// `kernels()` registry (tenferro/ops/kernels.hpp); family ops bring their
+/// CUDA kernels themselves (fft.fft: cuFFT).
+///
 /// Note [One stream per backend]: tensors made by one backend may be used by
 /// another backend of the same device only after `synchronize()` on the
 /// first; within one backend, stream order makes every use safe.
@@ -66,14 +70,8 @@ class CudaBackend final : public Backend {
   Device device() const override { return Device::cuda(ordinal_); }
   /// Device memory from the caching allocator (uninitialised).
   std::shared_ptr<Storage> allocate_storage(std::size_t nbytes) override;
-  void execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> inputs,
-               const Tensor& output) override;
   /// Uploads a host constant (asynchronously, on this backend's stream).
   Tensor from_host(const Tensor& host) override;
-  /// The cuSOLVER / cuFFT kernels of tenferro/cuda/family_kernels.hpp, so
-  /// that linalg and fft ops run on this backend unchanged.
-  std::function<std::vector<Tensor>(const FamilyAttrs&, std::span<const Tensor>, Backend&)> family_kernel(
-      std::string_view op_name) const override;
 
   /// Waits until all work enqueued on this backend's stream has finished;
   /// throws BackendError if any of it failed.
@@ -92,6 +90,7 @@ class CudaBackend final : public Backend {
   cuda::detail::BackendState& state() const { return *state_; }
 
  private:
+  void register_kernels();
   int ordinal_;
   std::string name_;
   std::unique_ptr<cuda::detail::BackendState> state_;

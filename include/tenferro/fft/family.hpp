@@ -11,20 +11,27 @@
 /// fft::TransformAttrs a{.type = fft::FftType::RFFT, .axes = {0}, .lengths = {8}};
 /// Tensor X = fft::transform(x, a, cpu);                  // c128 [5, 3]
 /// // The same through the family, as a runtime or an extension would call it:
-/// std::vector<Tensor> out = call_family(fft::family().op("fft.fft"), fft::to_family_attrs(a),
+/// std::vector<Tensor> out = call_family(fft::family().op("fft.fft"), FamilyAttrs::of(a),
 ///                                       {{x}}, cpu);
 /// Tensor g = fft::transform_adjoint(X, a, cpu);           // f64 [8, 3]
 /// ```
 ///
-/// Attributes of `fft.fft` (FamilyAttrs keys):
-/// - `fft_type`: "FFT", "IFFT" (complex to complex), "RFFT" (real to
-///   complex), "IRFFT" (complex to real);
+/// Attributes of `fft.fft`: the typed struct `TransformAttrs`
+/// (`FamilyAttrs::of(attrs)`), printed as
+/// `fft_type=RFFT axes=[0] fft_length=[8] norm=backward`:
+/// - `type`: FFT, IFFT (complex to complex), RFFT (real to complex), IRFFT
+///   (complex to real);
 /// - `axes`: distinct axes in [0, rank); for RFFT/IRFFT the last one is
 ///   the halved axis;
-/// - `fft_length`: the logical transform length along each axis (FFT, IFFT,
+/// - `lengths`: the logical transform length along each axis (FFT, IFFT,
 ///   RFFT: the input extents; IRFFT: the output extents, while the input
-///   has fft_length/2 + 1 entries along the last axis);
-/// - `norm`: "backward", "ortho" or "forward" (tenferro/fft/transforms.hpp).
+///   has length/2 + 1 entries along the last axis);
+/// - `norm`: backward, ortho or forward (tenferro/fft/transforms.hpp).
+///
+/// Kernels: the family registers the CPU kernel (provider "fft", which runs
+/// the current FFT provider of tenferro/fft/provider.hpp) and, when tenferro
+/// is built with CUDA, cuFFT (provider "cufft") into a backend's
+/// `KernelRegistry` on first use.
 ///
 /// The op does not crop, pad or promote: the functions of transforms.hpp do
 /// that with primitives around it. Every kind is linear over the reals (FFT
@@ -34,6 +41,7 @@
 /// enter as constants), so both run traced and eager and are themselves
 /// differentiable (docs/fft.md, "Automatic differentiation").
 
+#include <iosfwd>
 #include <vector>
 
 #include "tenferro/fft/transforms.hpp"
@@ -55,14 +63,10 @@ struct TransformAttrs {
   Norm norm = Norm::backward;
   bool operator==(const TransformAttrs&) const = default;
 };
+/// "fft_type=FFT axes=[0, 1] fft_length=[4, 6] norm=backward" (program text, errors).
+std::ostream& operator<<(std::ostream& os, const TransformAttrs& attrs);
 
-/// `attrs` as family attributes (keys fft_type, axes, fft_length, norm).
-FamilyAttrs to_family_attrs(const TransformAttrs& attrs);
-/// Parses family attributes; ValueError naming `fft.fft` for a missing key
-/// or an unknown fft_type/norm string.
-TransformAttrs transform_attrs(const FamilyAttrs& attrs);
-
-/// The FFT family ("fft", one op "fft.fft" with inference and a CPU kernel).
+/// The FFT family ("fft", one op "fft.fft": inference, AD rules, kernels).
 /// A runtime that should run FFTs in traced programs is given this family
 /// when it is built.
 const OpFamily& family();

@@ -30,7 +30,7 @@
 ///   rows and columns: [0, 0, batch...] (Note [Unrequested outputs]).
 /// - NaN/Inf in an operand that the kernel would read is rejected with a
 ///   ValueError naming the batch element before any factorisation starts.
-///   Factorisation failures throw `LinalgError` (tenferro/linalg/error.hpp).
+///   Factorisation failures throw `LinalgError` (tenferro/tensor/error.hpp).
 ///
 // clang-format off
 /// | op | inputs | outputs | attributes (default) |

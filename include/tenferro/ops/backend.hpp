@@ -13,8 +13,11 @@
 /// column-major strides) and must not overlap the inputs, except that an
 /// elementwise op may write into an input of identical layout (in-place).
 /// Inputs may have any strides, including 0 (broadcast) and negative.
+///
+/// Kernels live in the backend's `KernelRegistry` (tenferro/ops/kernels.hpp),
+/// keyed by (op, device kind): a backend registers its primitive kernels when
+/// it is constructed, and `execute` runs the first provider that accepts.
 
-#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -27,20 +30,25 @@
 
 namespace tenferro {
 
-class FamilyAttrs;
+class KernelRegistry;
 
 class Backend {
  public:
-  virtual ~Backend() = default;
+  /// A backend with a fresh, empty kernel registry.
+  Backend();
+  virtual ~Backend();
   /// Human-readable name ("cpu", "cuda:0").
   virtual std::string_view name() const = 0;
   /// The device whose tensors this backend reads and writes.
   virtual Device device() const = 0;
   /// `nbytes` of uninitialised device memory.
   virtual std::shared_ptr<Storage> allocate_storage(std::size_t nbytes) = 0;
-  /// Runs primitive `kind` (inputs already validated by `infer`).
+  /// Runs primitive `kind` (inputs already validated by `infer`): the
+  /// first provider in `kernels()` for (kind, this device's kind) that
+  /// accepts; UnimplementedError naming op and device when none does.
+  /// Wrapping backends may override it to forward to the wrapped one.
   virtual void execute(OpKind kind, const Attrs& attrs, std::span<const Tensor> inputs,
-                       const Tensor& output) = 0;
+                       const Tensor& output);
   /// Runs a fused elementwise chain (tenferro/ops/fused.hpp) into `output`.
   /// The default evaluates the steps one by one with `execute`; backends
   /// override it with a single pass over the data.
@@ -52,18 +60,27 @@ class Backend {
   /// program constants). Default: `host` itself on a CPU backend, else
   /// UnimplementedError.
   virtual Tensor from_host(const Tensor& host);
-  /// A kernel this backend provides for family op `op_name` (e.g. cuSOLVER
-  /// for "linalg.svd"), used when the family itself has none for the
-  /// backend's device; empty by default. Keeps op families independent of
-  /// device backends.
-  virtual std::function<std::vector<Tensor>(const FamilyAttrs&, std::span<const Tensor>, Backend&)>
-  family_kernel(std::string_view op_name) const;
+  /// The kernels this backend runs, for primitives and family ops
+  /// (shared by copies of the backend).
+  KernelRegistry& kernels() const { return *kernels_; }
 
   /// Uninitialised column-major tensor on this backend's device.
   Tensor empty(DType dtype, const Shape& shape);
   /// Uninitialised tensor with the given dense layout (a permutation of a
   /// column-major layout); throws ValueError for other strides.
   Tensor empty_strided(DType dtype, const Shape& shape, const Strides& strides);
+
+ protected:
+  /// A backend that runs the kernels of `wrapped` (a wrapper, such as a
+  /// pooling allocator): both use one registry, so a provider added to
+  /// either is seen by both.
+  struct SharingKernelsOf {
+    const Backend& wrapped;
+  };
+  explicit Backend(SharingKernelsOf wrapper);
+
+ private:
+  std::shared_ptr<KernelRegistry> kernels_;
 };
 
 }  // namespace tenferro

@@ -2,26 +2,36 @@
 /// \file
 /// Operation families: how a module (linalg, fft) or an outside library adds
 /// ops beyond the primitive table, with the same pieces a primitive has:
-/// shape/dtype inference and per-device kernels (AD rules join through the
-/// autodiff layer).
+/// shape/dtype inference, AD rules, and per-device kernels (which live in
+/// the backend's `KernelRegistry`, tenferro/ops/kernels.hpp).
 ///
 /// ```cpp
 /// using namespace tenferro;
 /// // A family op "demo.twice": out = 2 * x, same shape and dtype.
-/// FamilyOp twice{
-///     .name = "demo.twice", .num_inputs = 1, .num_outputs = 1,
-///     .infer = [](const FamilyAttrs&, std::span<const TensorMeta> in) {
-///       return std::vector<TensorMeta>{in[0]};
-///     },
-///     .cpu_kernel = [](const FamilyAttrs&, std::span<const Tensor> in, Backend& b) {
-///       return std::vector<Tensor>{add(in[0], in[0], b)};
-///     }};
-/// OpFamily demo{"demo", {twice}};
-/// std::vector<Tensor> out = call_family(demo.op("demo.twice"), {}, {{x}}, backend);
+/// struct SameMeta {
+///   template <class D>
+///   std::vector<BasicTensorMeta<D>> operator()(const NoFamilyAttrs&,
+///                                              std::span<const BasicTensorMeta<D>> in) const {
+///     return {in[0]};
+///   }
+/// };
+/// const OpFamily& demo() {
+///   static const OpFamily family{
+///       "demo", {define_family_op<NoFamilyAttrs>({.name = "demo.twice"}, SameMeta{})},
+///       [](const OpFamily& f, KernelRegistry& r) {          // the family's default kernels
+///         r.add(f.op("demo.twice"), DeviceKind::cpu, "demo",
+///               [](const FamilyAttrs&, std::span<const Tensor> in, Backend& b) {
+///                 return std::vector<Tensor>{add(in[0], in[0], b)};
+///               });
+///       }};
+///   return family;
+/// }
+/// std::vector<Tensor> out = call_family(demo().op("demo.twice"), {}, {{x}}, backend);
 /// ```
 /// Families are plain values: nothing registers itself at static
-/// initialisation. A runtime that should run a family's ops in traced
-/// programs is given the family explicitly when it is built.
+/// initialisation. Building an `OpFamily` checks its ops (Note [Family
+/// validation]); its kernels are registered into a backend's registry on
+/// first use (`call_family`) or when a runtime is built with the family.
 
 #include <functional>
 #include <ostream>
@@ -43,12 +53,12 @@
 
 namespace tenferro {
 
+class KernelRegistry;
+struct OpFamily;
+
 /// An output extent that is only known when the op runs (e.g. the rank of
 /// a truncated SVD).
 inline constexpr std::int64_t kDynamicDim = -1;
-
-/// One attribute value of a family op.
-using AttrValue = std::variant<bool, std::int64_t, double, std::string, DimVec, DType>;
 
 namespace detail {
 // Type erasure of a family op's typed attribute struct (FamilyAttrs::of).
@@ -93,7 +103,6 @@ struct TypedAttrs final : TypedAttrsBase {
 class FamilyAttrs {
  public:
   FamilyAttrs() = default;
-  FamilyAttrs(std::initializer_list<std::pair<std::string, AttrValue>> items);
 
   /// Typed attributes.
   template <class A>
@@ -109,9 +118,10 @@ class FamilyAttrs {
     if (!typed_) {
       if constexpr (std::is_default_constructible_v<A>) {
         static const A fallback{};
-        if (items_.empty()) return fallback;
+        return fallback;
+      } else {
+        detail::throw_attrs_type_mismatch(typeid(A), typeid(void));
       }
-      detail::throw_attrs_type_mismatch(typeid(A), typeid(void));
     }
     if (typed_->type() != typeid(A)) detail::throw_attrs_type_mismatch(typeid(A), typed_->type());
     return static_cast<const detail::TypedAttrs<A>&>(*typed_).value;
@@ -119,28 +129,10 @@ class FamilyAttrs {
   /// Whether these attributes hold a typed struct.
   bool is_typed() const { return typed_ != nullptr; }
 
-  FamilyAttrs& set(std::string key, AttrValue value);
-  bool has(std::string_view key) const;
-  /// The value of `key` as `T`; ValueError when absent or of another type.
-  template <class T>
-  const T& get(std::string_view key) const {
-    const AttrValue& v = find(key);
-    const T* p = std::get_if<T>(&v);
-    if (p == nullptr) throw_type_mismatch(key);
-    return *p;
-  }
-  template <class T>
-  T get_or(std::string_view key, T fallback) const {
-    return has(key) ? get<T>(key) : fallback;
-  }
-  const std::vector<std::pair<std::string, AttrValue>>& items() const { return items_; }
   bool operator==(const FamilyAttrs& o) const;
 
  private:
   friend std::ostream& operator<<(std::ostream& os, const FamilyAttrs& attrs);
-  const AttrValue& find(std::string_view key) const;
-  [[noreturn]] void throw_type_mismatch(std::string_view key) const;
-  std::vector<std::pair<std::string, AttrValue>> items_;
   std::shared_ptr<const detail::TypedAttrsBase> typed_;
 };
 
@@ -157,7 +149,9 @@ struct FamilyOp {
   /// and otherwise give each output extent a fresh symbol bound at run time.
   using SymInferFn =
       std::function<std::vector<SymMeta>(const FamilyAttrs&, std::span<const SymMeta>)>;
-  /// Computes the outputs on `backend` (operands already checked by infer).
+  /// A kernel that always accepts: computes the outputs on `backend`
+  /// (operands already checked by infer). Kernels are registered in a
+  /// `KernelRegistry` (tenferro/ops/kernels.hpp), not stored on the op.
   using KernelFn =
       std::function<std::vector<Tensor>(const FamilyAttrs&, std::span<const Tensor>, Backend&)>;
 
@@ -180,8 +174,6 @@ struct FamilyOp {
 
   InferFn infer{};
   SymInferFn sym_infer{};  ///< optional, see SymInferFn
-  KernelFn cpu_kernel{};   ///< empty when the family has no CPU kernel
-  KernelFn cuda_kernel{};  ///< empty when the family has no CUDA kernel
   JvpFn jvp{};             ///< empty: not differentiable
   TransposeFn transpose{}; ///< linear ops only
   /// The op written in primitives and other family ops (graph values), for
@@ -191,6 +183,9 @@ struct FamilyOp {
   LowerFn lower{};
   /// Differentiability, checked against the rules when the family is built.
   AdKind ad = AdKind::none;
+  /// The family this op belongs to (set by `OpFamily`; null for an op
+  /// outside any family), whose kernels `call_family` registers on first use.
+  const OpFamily* family = nullptr;
 };
 
 /// An output extent that depends on data: `kDynamicDim` in concrete
@@ -276,9 +271,11 @@ FamilyOp define_family_op(FamilyOpSpec spec, Infer infer, FamilyRules<A> rules =
 }
 
 /// A family op's typed kernel: `kernel(const A&, std::span<const Tensor>,
-/// Backend&) -> std::vector<Tensor>` as a `FamilyOp::KernelFn`.
+/// Backend&)` returning `std::vector<Tensor>` (always accepts) or
+/// `std::optional<std::vector<Tensor>>` (nullopt declines), as a callable
+/// over `FamilyAttrs` for `KernelRegistry::add`.
 template <class A, class Kernel>
-FamilyOp::KernelFn typed_kernel(Kernel kernel) {
+auto typed_kernel(Kernel kernel) {
   return [kernel](const FamilyAttrs& a, std::span<const Tensor> in, Backend& b) {
     return kernel(a.as<A>(), in, b);
   };
@@ -291,18 +288,51 @@ struct NoFamilyAttrs {
 };
 
 /// A named collection of family ops.
+///
+/// Note [Family validation]
+/// Constructing a family checks every op: a name that is unique and starts
+/// with "<family>.", an `infer`, and rules that match `ad` (`none`: no jvp
+/// or transpose; `nonlinear`: a jvp, and a transpose only when the op is
+/// linear in some operands, as solve is in b; `linear`: a jvp and a
+/// transpose). A missing or misspelt piece is a ValueError naming the
+/// family and the op at registration, not a silently absent rule. `add`
+/// checks the op it adds likewise. Each op's `family` points at the family
+/// that holds it (copies and moves re-point their ops).
 struct OpFamily {
+  /// `register_kernels(family, registry)` adds the family's default kernels
+  /// (for its ops `family.op(...)`) to `registry`; run once per registry by
+  /// `KernelRegistry::register_family`.
+  using RegisterKernelsFn = std::function<void(const OpFamily&, KernelRegistry&)>;
+
   std::string name;
   std::vector<FamilyOp> ops;
+  RegisterKernelsFn register_kernels{};
+
+  OpFamily() = default;
+  /// Validates `ops` (Note [Family validation]); ValueError when invalid.
+  OpFamily(std::string name, std::vector<FamilyOp> ops, RegisterKernelsFn register_kernels = {});
+  OpFamily(const OpFamily& other);
+  OpFamily(OpFamily&& other) noexcept;
+  OpFamily& operator=(const OpFamily& other);
+  OpFamily& operator=(OpFamily&& other) noexcept;
+
+  /// Validates `op` against the family and appends it.
+  FamilyOp& add(FamilyOp op);
   /// The op called `name`; ValueError naming the family when absent.
   const FamilyOp& op(std::string_view name) const;
+
+ private:
+  void adopt_ops();
 };
 
+/// Checks one op of family `family_name` (Note [Family validation]).
+void validate_family_op(std::string_view family_name, const FamilyOp& op);
+
 /// Runs a family op eagerly: checks that operands are defined and on the
-/// backend's device, runs `infer`, then the kernel for the backend's device
-/// (the family's, else `backend.family_kernel(op.name)`; UnimplementedError
-/// when neither exists), and checks the kernel's outputs against the
-/// inferred metadata.
+/// backend's device, runs `infer`, then the first kernel provider for the
+/// backend's device that accepts (`backend.kernels()`, registering the op's
+/// family on first use; UnimplementedError naming op and device when none
+/// accepts), and checks the kernel's outputs against the inferred metadata.
 std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs,
                                 std::span<const Tensor> inputs, Backend& backend);
 

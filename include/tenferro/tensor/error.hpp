@@ -16,6 +16,7 @@
 ///
 /// A failed call leaves every tensor it was given unchanged.
 
+#include <cstdint>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -104,6 +105,39 @@ class UnimplementedError : public Error {
 class BackendError : public Error {
  public:
   explicit BackendError(const std::string& m) : Error(ErrorCode::BackendFailure, m) {}
+};
+
+/// A factorization or solve failed on one matrix of a batch: singular
+/// matrices (`solve`, `inv`, `lu_solve`, `triangular_solve`), matrices that
+/// are not positive definite (`cholesky`), non-convergence (`svd`, `eigh`,
+/// `eig`, `lstsq`), on any backend (LAPACK, cuSOLVER). No output is
+/// returned when it is thrown, and the operands are unchanged.
+///
+/// ```cpp
+/// try {
+///   auto x = tenferro::linalg::solve(a, b, cpu);   // a: [3, 3, 4], matrix 2 singular
+/// } catch (const tenferro::LinalgError& e) {
+///   // e.what(): "linalg.solve: matrix [2] of the batch (operand a, f64 [3, 3, 4]) is
+///   //            singular: U[1, 1] of its LU factorisation is exactly zero
+///   //            (LAPACK getrf info 2)"
+///   std::int64_t which = e.batch_index();   // 2
+///   int info = e.info();                    // 2
+/// }
+/// ```
+class LinalgError : public Error {
+ public:
+  LinalgError(const std::string& message, std::int64_t batch_index, int info)
+      : Error(ErrorCode::BackendFailure, message), batch_index_(batch_index), info_(info) {}
+  /// Column-major linear index of the failing matrix over the batch axes
+  /// (0 for an unbatched operand).
+  std::int64_t batch_index() const noexcept { return batch_index_; }
+  /// The LAPACK `info` code (> 0) of the failure (the same code for the
+  /// built-in small-matrix kernels, e.g. the index + 1 of a zero pivot).
+  int info() const noexcept { return info_; }
+
+ private:
+  std::int64_t batch_index_;
+  int info_;
 };
 
 /// A violated internal invariant: a bug in tenferro, please report it.

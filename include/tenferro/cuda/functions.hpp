@@ -1,18 +1,18 @@
 #pragma once
 /// \file
 /// cuSOLVER and cuFFT implementations of the linalg and fft family ops, as
-/// plain functions on device tensors and as `FamilyOp::KernelFn`s for the
-/// families' `cuda_kernel` slots.
+/// plain functions on device tensors. The families register them as their
+/// CUDA kernels (provider "cusolver" for the linalg ops, "cufft" for
+/// fft.fft; tenferro/ops/kernels.hpp);
+/// this module knows no family.
 ///
 /// ```cpp
 /// using namespace tenferro;
 /// CudaBackend gpu;
 /// Tensor a = cuda::to_device(Tensor::normal({8, 8, 16}, DType::f64, 3), gpu);  // 16 matrices
 /// cuda::SvdResult usv = cuda::svd(a, /*full_matrices=*/false, gpu);
-/// // The same op through a family, with the CUDA kernel filled in:
-/// FamilyOp op = linalg::family().op("linalg.svd");
-/// op.cuda_kernel = cuda::family_kernel("linalg.svd");
-/// std::vector<Tensor> out = call_family(op, {{"full_matrices", false}}, {{a}}, gpu);
+/// Tensor x = cuda::to_device(Tensor::normal({64, 8}, DType::c128, 4), gpu);
+/// Tensor y = cuda::fft(x, cuda::FftKind::FFT, {0}, {64}, 1.0, gpu);   // along axis 0
 /// ```
 /// Conventions are those of the CPU kernels (tenferro/linalg/family.hpp,
 /// Note [Linalg conventions], and tenferro/fft/family.hpp): matrices are
@@ -29,12 +29,10 @@
 /// `cholesky` potrf. Singular vectors and eigenvectors are defined up to a
 /// sign or phase, and may differ from the CPU's by one (Note [Linalg gauges]).
 
-#include <string>
 #include <string_view>
-#include <vector>
 
 #include "tenferro/cuda/cuda_backend.hpp"
-#include "tenferro/ops/family.hpp"
+#include "tenferro/ops/attrs.hpp"
 
 namespace tenferro::cuda {
 
@@ -73,15 +71,5 @@ enum class FftKind : std::uint8_t { FFT, IFFT, RFFT, IRFFT };
 /// and IRFFT the last axis is the halved one. Plans are cached per backend.
 Tensor fft(const Tensor& x, FftKind kind, const DimVec& axes, const DimVec& lengths, double scale,
            CudaBackend& backend);
-
-/// The CUDA kernel for family op `op_name` ("linalg.svd", "fft.fft", ...),
-/// or an empty function when this module has none. The kernel throws
-/// DeviceError for a backend that is not a CudaBackend.
-FamilyOp::KernelFn family_kernel(std::string_view op_name);
-/// The names `family_kernel` serves.
-std::vector<std::string> family_kernel_names();
-/// Fills `cuda_kernel` of every op of `family` that this module implements;
-/// returns how many it filled.
-int install_family_kernels(OpFamily& family);
 
 }  // namespace tenferro::cuda
