@@ -45,57 +45,16 @@ bool run_structural(OpKind kind, const Attrs& attrs, std::span<const Tensor> in,
 using KernelPtr = bool (*)(OpKind, const Attrs&, std::span<const Tensor>, const Tensor&, Backend&);
 
 KernelPtr kernel_for(OpKind kind) {
-  switch (kind) {
-    case OpKind::add:
-    case OpKind::subtract:
-    case OpKind::multiply:
-    case OpKind::negate:
-    case OpKind::conj:
-    case OpKind::divide:
-    case OpKind::abs:
-    case OpKind::sign:
-    case OpKind::maximum:
-    case OpKind::minimum:
-    case OpKind::compare:
-    case OpKind::select:
-    case OpKind::clamp:
-    case OpKind::exp:
-    case OpKind::log:
-    case OpKind::sin:
-    case OpKind::cos:
-    case OpKind::tanh:
-    case OpKind::sqrt:
-    case OpKind::rsqrt:
-    case OpKind::power:
-    case OpKind::expm1:
-    case OpKind::log1p:
-    case OpKind::real:
-    case OpKind::imag:
-    case OpKind::complex:
-    case OpKind::convert:
-    case OpKind::is_finite:
-      return run_elementwise;
-    case OpKind::reduce_sum:
-    case OpKind::reduce_prod:
-    case OpKind::reduce_max:
-    case OpKind::reduce_min:
-      return run_reduce;
-    case OpKind::dot_general:
-      return run_dot_general;
-    case OpKind::transpose:
-    case OpKind::reshape:
-    case OpKind::broadcast_in_dim:
-    case OpKind::gather:
-    case OpKind::scatter:
-    case OpKind::slice:
-    case OpKind::dynamic_slice:
-    case OpKind::dynamic_update_slice:
-    case OpKind::pad:
-    case OpKind::concatenate:
-    case OpKind::reverse:
-      return run_structural;
+  // By the op table's category: every primitive has a kernel.
+  switch (op_info(kind).category) {
+    case OpCategory::unary:
+    case OpCategory::binary:
+    case OpCategory::ternary: return run_elementwise;
+    case OpCategory::reduction: return run_reduce;
+    case OpCategory::contraction: return run_dot_general;
+    case OpCategory::structural: return run_structural;
   }
-  TF_INTERNAL_ASSERT(false, "CpuBackend: unknown op");
+  TF_INTERNAL_ASSERT(false, "CpuBackend: unknown op category");
 }
 
 }  // namespace

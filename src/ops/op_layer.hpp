@@ -27,6 +27,25 @@
 // Functions that need a float (exp, log, sqrt, mean, norm, ...) convert
 // integers and bool to f64.
 
+// The op surface, listed once: sugar.cpp (Tensor + Backend) and
+// value_ops.cpp (graph values) expand each list with their own signature,
+// so a function added here exists in every mode under the same name.
+// clang-format off
+#define TENFERRO_OP_LAYER_BINARY(X)  /* name(a, b), name(a, Scalar): X(name, OpKind) */ \
+  X(add, add) X(sub, subtract) X(mul, multiply) X(div, divide) X(pow, power)           \
+  X(maximum, maximum) X(minimum, minimum)
+#define TENFERRO_OP_LAYER_COMPARE(X)  /* X(name, ComparisonDirection) */ \
+  X(eq, EQ) X(ne, NE) X(lt, LT) X(le, LE) X(gt, GT) X(ge, GE)
+#define TENFERRO_OP_LAYER_UNARY(X)  /* op_layer::unary: X(name, OpKind) */ \
+  X(neg, negate) X(abs, abs) X(sign, sign) X(is_finite, is_finite)
+#define TENFERRO_OP_LAYER_FLOAT_UNARY(X)  /* op_layer::float_unary: X(OpKind name) */ \
+  X(exp) X(log) X(sin) X(cos) X(tanh) X(sqrt) X(rsqrt) X(expm1) X(log1p)
+#define TENFERRO_OP_LAYER_NAMED_UNARY(X)  /* op_layer::name: X(name) */ \
+  X(square) X(conj) X(real) X(imag) X(norm) X(trace)
+#define TENFERRO_OP_LAYER_REDUCE(X)  /* name(x, axes), name(x): X(name, OpKind) */ \
+  X(sum, reduce_sum) X(prod, reduce_prod) X(max, reduce_max) X(min, reduce_min)
+// clang-format on
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>

@@ -49,13 +49,7 @@ struct TensorEmitter {
     TF_E;                                                             \
     return op_layer::binary_scalar(e, OpKind::kind, a, b);            \
   }
-TF_BINARY(add, add)
-TF_BINARY(sub, subtract)
-TF_BINARY(mul, multiply)
-TF_BINARY(div, divide)
-TF_BINARY(pow, power)
-TF_BINARY(maximum, maximum)
-TF_BINARY(minimum, minimum)
+TENFERRO_OP_LAYER_BINARY(TF_BINARY)
 #undef TF_BINARY
 
 Tensor sub(Scalar a, const Tensor& b, Backend& be) {
@@ -86,12 +80,7 @@ Tensor compare(const Tensor& a, Scalar b, ComparisonDirection dir, Backend& be) 
   Tensor name(const Tensor& a, Scalar b, Backend& be) {                              \
     return compare(a, b, ComparisonDirection::dir, be);                              \
   }
-TF_COMPARE(eq, EQ)
-TF_COMPARE(ne, NE)
-TF_COMPARE(lt, LT)
-TF_COMPARE(le, LE)
-TF_COMPARE(gt, GT)
-TF_COMPARE(ge, GE)
+TENFERRO_OP_LAYER_COMPARE(TF_COMPARE)
 #undef TF_COMPARE
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, Backend& be) {
@@ -112,37 +101,21 @@ Tensor clamp(Scalar lo, const Tensor& x, Scalar hi, Backend& be) {
     TF_E;                                     \
     return op_layer::unary(e, OpKind::kind, a); \
   }
-TF_UNARY(neg, negate)
-TF_UNARY(abs, abs)
-TF_UNARY(sign, sign)
-TF_UNARY(is_finite, is_finite)
+TENFERRO_OP_LAYER_UNARY(TF_UNARY)
 #undef TF_UNARY
 #define TF_FLOAT_UNARY(name)                          \
   Tensor name(const Tensor& a, Backend& be) {         \
     TF_E;                                             \
     return op_layer::float_unary(e, OpKind::name, a); \
   }
-TF_FLOAT_UNARY(exp)
-TF_FLOAT_UNARY(log)
-TF_FLOAT_UNARY(sin)
-TF_FLOAT_UNARY(cos)
-TF_FLOAT_UNARY(tanh)
-TF_FLOAT_UNARY(sqrt)
-TF_FLOAT_UNARY(rsqrt)
-TF_FLOAT_UNARY(expm1)
-TF_FLOAT_UNARY(log1p)
+TENFERRO_OP_LAYER_FLOAT_UNARY(TF_FLOAT_UNARY)
 #undef TF_FLOAT_UNARY
 #define TF_LAYER_UNARY(name)                  \
   Tensor name(const Tensor& a, Backend& be) { \
     TF_E;                                     \
     return op_layer::name(e, a);              \
   }
-TF_LAYER_UNARY(square)
-TF_LAYER_UNARY(conj)
-TF_LAYER_UNARY(real)
-TF_LAYER_UNARY(imag)
-TF_LAYER_UNARY(norm)
-TF_LAYER_UNARY(trace)
+TENFERRO_OP_LAYER_NAMED_UNARY(TF_LAYER_UNARY)
 #undef TF_LAYER_UNARY
 
 Tensor convert(const Tensor& a, DType dtype, Backend& be) {
@@ -168,10 +141,7 @@ Tensor dot_general(const Tensor& a, const Tensor& b, const DotGeneralAttrs& dims
     TF_E;                                                         \
     return op_layer::reduce(e, OpKind::kind, a, op_layer::all_axes(e, a)); \
   }
-TF_REDUCE(sum, reduce_sum)
-TF_REDUCE(prod, reduce_prod)
-TF_REDUCE(max, reduce_max)
-TF_REDUCE(min, reduce_min)
+TENFERRO_OP_LAYER_REDUCE(TF_REDUCE)
 #undef TF_REDUCE
 
 Tensor mean(const Tensor& a, const DimVec& axes, Backend& be) {

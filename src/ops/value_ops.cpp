@@ -58,13 +58,7 @@ Value broadcast_to(const Value& x, const SymShape& shape) { return op_layer::bro
 #define TF_BINARY(name, kind)                                                                        \
   Value name(const Value& a, const Value& b) { return op_layer::binary(emitter, OpKind::kind, a, b); } \
   Value name(const Value& a, Scalar b) { return op_layer::binary_scalar(emitter, OpKind::kind, a, b); }
-TF_BINARY(add, add)
-TF_BINARY(sub, subtract)
-TF_BINARY(mul, multiply)
-TF_BINARY(div, divide)
-TF_BINARY(pow, power)
-TF_BINARY(maximum, maximum)
-TF_BINARY(minimum, minimum)
+TENFERRO_OP_LAYER_BINARY(TF_BINARY)
 #undef TF_BINARY
 
 Value sub(Scalar a, const Value& b) { return op_layer::binary_scalar(emitter, OpKind::subtract, b, a, true); }
@@ -80,12 +74,7 @@ Value compare(const Value& a, Scalar b, ComparisonDirection dir) {
 #define TF_COMPARE(name, dir)                                                                      \
   Value name(const Value& a, const Value& b) { return compare(a, b, ComparisonDirection::dir); } \
   Value name(const Value& a, Scalar b) { return compare(a, b, ComparisonDirection::dir); }
-TF_COMPARE(eq, EQ)
-TF_COMPARE(ne, NE)
-TF_COMPARE(lt, LT)
-TF_COMPARE(le, LE)
-TF_COMPARE(gt, GT)
-TF_COMPARE(ge, GE)
+TENFERRO_OP_LAYER_COMPARE(TF_COMPARE)
 #undef TF_COMPARE
 
 Value where(const Value& cond, const Value& a, const Value& b) { return op_layer::where(emitter, cond, a, b); }
@@ -94,40 +83,21 @@ Value clamp(Scalar lo, const Value& x, Scalar hi) { return op_layer::clamp(emitt
 
 #define TF_UNARY(name, kind) \
   Value name(const Value& x) { return op_layer::unary(emitter, OpKind::kind, x); }
-TF_UNARY(neg, negate)
-TF_UNARY(abs, abs)
-TF_UNARY(sign, sign)
-TF_UNARY(is_finite, is_finite)
+TENFERRO_OP_LAYER_UNARY(TF_UNARY)
 #undef TF_UNARY
 #define TF_FLOAT_UNARY(name) \
   Value name(const Value& x) { return op_layer::float_unary(emitter, OpKind::name, x); }
-TF_FLOAT_UNARY(exp)
-TF_FLOAT_UNARY(log)
-TF_FLOAT_UNARY(sin)
-TF_FLOAT_UNARY(cos)
-TF_FLOAT_UNARY(tanh)
-TF_FLOAT_UNARY(sqrt)
-TF_FLOAT_UNARY(rsqrt)
-TF_FLOAT_UNARY(expm1)
-TF_FLOAT_UNARY(log1p)
+TENFERRO_OP_LAYER_FLOAT_UNARY(TF_FLOAT_UNARY)
 #undef TF_FLOAT_UNARY
 #define TF_LAYER_UNARY(name) \
   Value name(const Value& x) { return op_layer::name(emitter, x); }
-TF_LAYER_UNARY(square)
-TF_LAYER_UNARY(conj)
-TF_LAYER_UNARY(real)
-TF_LAYER_UNARY(imag)
-TF_LAYER_UNARY(norm)
-TF_LAYER_UNARY(trace)
+TENFERRO_OP_LAYER_NAMED_UNARY(TF_LAYER_UNARY)
 #undef TF_LAYER_UNARY
 
 #define TF_REDUCE(name, kind)                                                                   \
   Value name(const Value& x, const DimVec& axes) { return op_layer::reduce(emitter, OpKind::kind, x, axes); } \
   Value name(const Value& x) { return op_layer::reduce(emitter, OpKind::kind, x, op_layer::all_axes(emitter, x)); }
-TF_REDUCE(sum, reduce_sum)
-TF_REDUCE(prod, reduce_prod)
-TF_REDUCE(max, reduce_max)
-TF_REDUCE(min, reduce_min)
+TENFERRO_OP_LAYER_REDUCE(TF_REDUCE)
 #undef TF_REDUCE
 
 Value reduce_max(const Value& x, const DimVec& axes) {

@@ -65,7 +65,15 @@ std::string where(const Instruction& ins) {
 
 // Puts the instruction in front of an error's message; the caller rethrows
 // with `throw;`, so the error keeps its type (e.g. LinalgError).
-void add_context(Error& e, const Instruction& ins) { e.prepend_context(where(ins) + ": "); }
+// ("run_compiled: instruction %3 = linalg.solve: matrix [1] ... is singular";
+// an op's own message already starts with its name, which is then not repeated).
+void add_context(Error& e, const Instruction& ins) {
+  const std::string context = where(ins), name = ins.name();
+  if (std::string_view(e.what()).starts_with(name + ": "))
+    e.prepend_context(std::string_view(context).substr(0, context.size() - name.size()));
+  else
+    e.prepend_context(context + ": ");
+}
 
 std::string bindings_text(const DimBindings& env) {
   std::ostringstream os;

@@ -193,6 +193,9 @@ TEST(RunCompiled, SingularTracedSolveIsALinalgError) {
     std::string m = e.what();
     EXPECT_EQ(m.rfind("run_compiled: instruction %", 0), 0u) << m;
     EXPECT_NE(m.find("= linalg.solve: "), std::string::npos) << m;
+    // The op is named once: its own message starts with its name.
+    EXPECT_EQ(m.find("linalg.solve: linalg.solve"), std::string::npos) << m;
+    EXPECT_EQ(m.find("linalg.solve"), m.rfind("linalg.solve")) << m;
     EXPECT_NE(m.find("singular"), std::string::npos) << m;
   }
   EXPECT_TRUE(caught);
