@@ -327,6 +327,13 @@ H<E> matmul(E& e, const H<E>& a, const H<E>& b) {
   TF_CHECK(as.size() >= 1 && bs.size() >= 1, ShapeError, op, "operands must have rank >= 1, got ",
            as, " and ", bs);
   DType d = promote_types(e.dtype(a), e.dtype(b));
+  // Two matrices of one dtype: the dot_general itself, without the handle
+  // copies of the general path below (which it equals).
+  if (as.size() == 2 && bs.size() == 2 && e.dtype(a) == e.dtype(b)) {
+    TF_CHECK(as[1] == bs[0], ShapeError, op, "inner extents differ: ", as, " x ", bs);
+    return prim(e, OpKind::dot_general,
+                DotGeneralAttrs{.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}}, {a, b});
+  }
   // Vectors become [1, k] (lhs) or [k, 1] (rhs); the unit axis is dropped at the end.
   bool avec = as.size() == 1, bvec = bs.size() == 1;
   H<E> x = convert(e, avec ? reshape(e, a, ShapeOf<E>{X<E>(1), as[0]}) : a, d);
