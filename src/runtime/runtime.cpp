@@ -178,7 +178,7 @@ FamilyKernels check_runnable(const Program& p, const Engine& engine, const std::
     try {
       kernels[i] = find_family_kernels(*ins.family, engine.backend());
     } catch (Error& e) {
-      e.prepend_context(where(ins) + "engine '" + engine.name() + "': ");
+      e.prepend_context(where(ins) + ": engine '" + engine.name() + "': ");
       throw;
     }
   }

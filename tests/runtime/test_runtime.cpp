@@ -180,6 +180,24 @@ TEST(Traced, DataDependentExtentsAreBoundWhenTheyRun) {
       [&] { plain.run_compiled(prog, {{"x", Tensor::ones({2})}}); }, {"test.positive", "register_family"}));
 }
 
+TEST(Traced, FamilyOpWithoutAKernelIsRefusedBeforeRunning) {
+  // A registered family whose op has no kernel on the engine's device: the
+  // error names the instruction, the engine and the device.
+  static const OpFamily bare{
+      "bare",
+      {FamilyOp{.name = "bare.copy",
+                .num_inputs = 1,
+                .num_outputs = 1,
+                .infer = [](const FamilyAttrs&, std::span<const TensorMeta> in) { return std::vector<TensorMeta>{in[0]}; }}}};
+  auto x = TracedTensor::input("x", DType::f64, {Dim(2)});
+  Program prog = GraphCompiler().compile(TracedTensor(graph::apply_family(bare.ops[0], {}, {x.graph_value()})[0]));
+  CpuBackend backend;
+  auto rt = Runtime::builder().register_engine(cpu_engine(backend)).register_family(bare).build();
+  EXPECT_TRUE(throws_with<UnimplementedError>([&] { rt.run_compiled(prog, {{"x", Tensor::ones({2})}}); },
+                                              {"run_compiled: instruction %", "= bare.copy: engine 'cpu': ",
+                                               "has no kernel for cpu"}));
+}
+
 TEST(Traced, ProgramTextAndDot) {
   auto x = TracedTensor::input("x", DType::f32, {Dim("n")});
   Program p = GraphCompiler().compile((x.exp() * x).sum());
