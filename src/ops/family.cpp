@@ -1,11 +1,8 @@
-// Operation families: attributes, lookup and eager calls.
+// Operation families: attributes, validation and lookup (eager calls: kernels.cpp).
 #include "tenferro/ops/family.hpp"
-
-#include "tenferro/ops/kernels.hpp"
 
 #include <algorithm>
 #include <ostream>
-#include <sstream>
 
 namespace tenferro {
 
@@ -107,68 +104,6 @@ const FamilyOp& OpFamily::op(std::string_view op_name) const {
   for (const FamilyOp& o : ops)
     if (o.name == op_name) return o;
   TF_THROW(ValueError, name, "family '", name, "' has no op '", op_name, "'");
-}
-
-namespace {
-
-// Operand checks shared by both call_family forms; returns the inferred outputs.
-std::vector<TensorMeta> check_family_call(const FamilyOp& op, const FamilyAttrs& attrs,
-                                          std::span<const Tensor> inputs, Backend& backend) {
-  const char* name = op.name.c_str();
-  if (op.num_inputs >= 0)
-    TF_CHECK(static_cast<int>(inputs.size()) == op.num_inputs, ValueError, name, "takes ",
-             op.num_inputs, " operands, got ", inputs.size());
-  std::vector<TensorMeta> metas;
-  metas.reserve(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& t = inputs[i];
-    TF_CHECK(t.defined(), ValueError, name, "operand ", i, " is an undefined tensor");
-    TF_CHECK(t.device() == backend.device(), DeviceError, name, "operand ", i, " is on ",
-             t.device(), " but backend '", backend.name(), "' runs on ", backend.device(),
-             "; transfer it explicitly");
-    metas.push_back({t.dtype(), t.shape()});
-  }
-  return op.infer(attrs, metas);
-}
-
-std::vector<Tensor> run_family(const FamilyOp& op, const FamilyProviders& providers,
-                               const std::vector<TensorMeta>& expected, const FamilyAttrs& attrs,
-                               std::span<const Tensor> inputs, Backend& backend) {
-  const char* name = op.name.c_str();
-  std::optional<std::vector<Tensor>> result;
-  for (const auto& p : providers)
-    if ((result = p.kernel(attrs, inputs, backend))) break;
-  if (!result) {
-    std::ostringstream names;
-    for (std::size_t i = 0; i < providers.size(); ++i) names << (i ? ", " : "") << providers[i].name;
-    TF_THROW(UnimplementedError, name, "every kernel provider on ", backend.device(), " declined the call (",
-             names.str(), ")");
-  }
-  std::vector<Tensor>& out = *result;
-  TF_INTERNAL_ASSERT(out.size() == expected.size(), name, " returned ", out.size(),
-                     " outputs, inference said ", expected.size());
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    bool ok = out[i].dtype() == expected[i].dtype && out[i].ndim() == std::int64_t(expected[i].shape.size());
-    for (std::size_t d = 0; ok && d < expected[i].shape.size(); ++d)
-      ok = expected[i].shape[d] == kDynamicDim || expected[i].shape[d] == out[i].shape()[d];
-    TF_INTERNAL_ASSERT(ok, name, " output ", i, " is ", out[i].dtype(), out[i].shape(),
-                       ", inference said ", expected[i]);
-  }
-  return std::move(out);
-}
-
-}  // namespace
-
-std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs, std::span<const Tensor> inputs,
-                                Backend& backend) {
-  std::vector<TensorMeta> expected = check_family_call(op, attrs, inputs, backend);
-  return run_family(op, *find_family_kernels(op, backend), expected, attrs, inputs, backend);
-}
-
-std::vector<Tensor> call_family(const FamilyOp& op, const FamilyProviders& providers, const FamilyAttrs& attrs,
-                                std::span<const Tensor> inputs, Backend& backend) {
-  std::vector<TensorMeta> expected = check_family_call(op, attrs, inputs, backend);
-  return run_family(op, providers, expected, attrs, inputs, backend);
 }
 
 }  // namespace tenferro

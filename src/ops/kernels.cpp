@@ -1,4 +1,5 @@
-// KernelRegistry: providers of primitive and family-op kernels by (op, device kind).
+// KernelRegistry: providers of primitive and family-op kernels by (op, device kind),
+// and the eager family call that picks the first provider accepting it.
 #include "tenferro/ops/kernels.hpp"
 
 #include <sstream>
@@ -98,6 +99,68 @@ std::shared_ptr<const FamilyProviders> find_family_kernels(const FamilyOp& op, B
            op.family == nullptr ? "; the op belongs to no family, add a kernel with backend.kernels().add" : "",
            ")");
   return ps;
+}
+
+// ---- eager family calls (tenferro/ops/family.hpp) ------------------------------------
+
+namespace {
+
+// Operand checks shared by both call_family forms; returns the inferred outputs.
+std::vector<TensorMeta> check_family_call(const FamilyOp& op, const FamilyAttrs& attrs,
+                                          std::span<const Tensor> inputs, Backend& backend) {
+  const char* name = op.name.c_str();
+  if (op.num_inputs >= 0)
+    TF_CHECK(static_cast<int>(inputs.size()) == op.num_inputs, ValueError, name, "takes ",
+             op.num_inputs, " operands, got ", inputs.size());
+  std::vector<TensorMeta> metas;
+  metas.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    TF_CHECK(t.defined(), ValueError, name, "operand ", i, " is an undefined tensor");
+    TF_CHECK(t.device() == backend.device(), DeviceError, name, "operand ", i, " is on ",
+             t.device(), " but backend '", backend.name(), "' runs on ", backend.device(),
+             "; transfer it explicitly");
+    metas.push_back({t.dtype(), t.shape()});
+  }
+  return op.infer(attrs, metas);
+}
+
+std::vector<Tensor> run_family(const FamilyOp& op, const FamilyProviders& providers,
+                               const std::vector<TensorMeta>& expected, const FamilyAttrs& attrs,
+                               std::span<const Tensor> inputs, Backend& backend) {
+  const char* name = op.name.c_str();
+  std::optional<std::vector<Tensor>> result;
+  for (const auto& p : providers)
+    if ((result = p.kernel(attrs, inputs, backend))) break;
+  if (!result) {
+    TF_THROW(UnimplementedError, name, "every kernel provider on ", backend.device(), " declined the call (",
+             join(names_of(providers)), ")");
+  }
+  std::vector<Tensor>& out = *result;
+  TF_INTERNAL_ASSERT(out.size() == expected.size(), name, " returned ", out.size(),
+                     " outputs, inference said ", expected.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    bool ok = out[i].dtype() == expected[i].dtype && out[i].ndim() == std::int64_t(expected[i].shape.size());
+    for (std::size_t d = 0; ok && d < expected[i].shape.size(); ++d)
+      ok = expected[i].shape[d] == kDynamicDim || expected[i].shape[d] == out[i].shape()[d];
+    TF_INTERNAL_ASSERT(ok, name, " output ", i, " is ", out[i].dtype(), out[i].shape(),
+                       ", inference said ", expected[i]);
+  }
+  return std::move(out);
+}
+
+}  // namespace
+
+std::vector<Tensor> call_family(const FamilyOp& op, const FamilyAttrs& attrs, std::span<const Tensor> inputs,
+                                Backend& backend) {
+  std::vector<TensorMeta> expected = check_family_call(op, attrs, inputs, backend);
+  return run_family(op, *find_family_kernels(op, backend), expected, attrs, inputs, backend);
+}
+
+std::vector<Tensor> call_family(const FamilyOp& op, const FamilyProviders& providers, const FamilyAttrs& attrs,
+                                std::span<const Tensor> inputs, Backend& backend) {
+  std::vector<TensorMeta> expected = check_family_call(op, attrs, inputs, backend);
+  return run_family(op, providers, expected, attrs, inputs, backend);
 }
 
 }  // namespace tenferro
