@@ -8,7 +8,6 @@
 # writes bench/results/REPORT.md with PNG charts of the ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export OPENBLAS_CORETYPE=Haswell
 bash scripts/setup.sh
 bash scripts/setup_peers.sh
 jobs="${BENCH_BUILD_JOBS:-$(nproc)}"

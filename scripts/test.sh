@@ -7,7 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-export OPENBLAS_CORETYPE=Haswell
 jobs="${JOBS:-2}"
 
 echo "== Release build and full test suite"

@@ -30,7 +30,7 @@ print(json.dumps(out))
 
 
 def run_bench(binary, filt, threads, min_time):
-    env = dict(os.environ, OPENBLAS_CORETYPE="Haswell", TENFERRO_NUM_THREADS=str(threads),
+    env = dict(os.environ, TENFERRO_NUM_THREADS=str(threads),
                OMP_NUM_THREADS=str(threads))
     cmd = [binary, f"--benchmark_filter={filt}", "--benchmark_format=json",
            f"--benchmark_min_time={min_time}"]

@@ -31,7 +31,6 @@ def main():
     ap.add_argument("--min-time", default="1s")
     args = ap.parse_args()
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               OPENBLAS_CORETYPE="Haswell",
                XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
     tmp = tempfile.mkdtemp(prefix="einsum_bench_")
     paths = os.path.join(tmp, "ours_paths.json")

@@ -4,7 +4,7 @@ traced mode and their ratio (traced / eager; below 1 means traced is faster),
 in CPU time (the benchmark runs on one thread; on a shared machine CPU time is
 less disturbed by other processes than wall time) and in wall time.
 
-    OPENBLAS_CORETYPE=Haswell build/bench/einsum/bench_einsum_traced \
+    build/bench/einsum/bench_einsum_traced \
         --benchmark_repetitions=15 --benchmark_enable_random_interleaving=true \
         --benchmark_out=traced.json --benchmark_out_format=json
     python3 bench/einsum/traced_vs_eager.py traced.json

@@ -2,7 +2,7 @@
 // 2^20, 3^10 and 1000003 (prime) points, 2-D 1024 x 1024, and 64-point
 // transforms of a [64, 4096] batch along axis 0, in f64 and f32, one thread.
 //
-//   OPENBLAS_CORETYPE=Haswell ./bench_fft                 # ours alone
+//   ./bench_fft                 # ours alone
 //   /usr/bin/python3 bench/fft/peers.py --bench ./bench_fft   # with NumPy, SciPy, torch
 //
 // "steady/..." times a call whose plan is cached; "first/..." times the first

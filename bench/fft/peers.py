@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tenferro's FFT next to numpy.fft, scipy.fft and torch.fft, in one run.
 
-    OPENBLAS_CORETYPE=Haswell /usr/bin/python3 bench/fft/peers.py \
+    /usr/bin/python3 bench/fft/peers.py \
         --bench build-fft/bench/fft/bench_fft
 
 Runs the Google Benchmark program bench_fft (steady state: plan cached;
@@ -104,9 +104,7 @@ def run_ours(bench, name, min_time):
     """(cpu, real) seconds of steady/<name> and first/<name> from one bench_fft run."""
     cmd = [bench, "--benchmark_format=json", f"--benchmark_min_time={min_time}",
            f"--benchmark_filter=^(steady|first)/{name}/"]
-    env = dict(os.environ, OPENBLAS_CORETYPE=os.environ.get("OPENBLAS_CORETYPE", "Haswell"))
-    data = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True,
-                                     env=env).stdout)
+    data = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     out = {}
     for b in data["benchmarks"]:
         unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]

@@ -5,7 +5,7 @@
 // bench/linalg/peers.py reproduces exactly, so the peers see the same
 // matrices. One thread unless TENFERRO_NUM_THREADS says otherwise.
 //
-//   OPENBLAS_CORETYPE=Haswell build/bench/linalg/bench_linalg
+//   build/bench/linalg/bench_linalg
 //   python3 bench/linalg/peers.py --build build     # ours + PyTorch + JAX, ratio table
 #include <benchmark/benchmark.h>
 

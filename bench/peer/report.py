@@ -38,7 +38,7 @@ def log(*a):
 
 def thread_env(t):
     env = dict(os.environ, OMP_NUM_THREADS=str(t), OPENBLAS_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t),
-               TENFERRO_NUM_THREADS=str(t), OPENBLAS_CORETYPE="Haswell", JAX_PLATFORMS="cpu")
+               TENFERRO_NUM_THREADS=str(t), JAX_PLATFORMS="cpu")
     if t == 1:
         env["XLA_FLAGS"] = JAX_ONE_THREAD
     else:
@@ -270,7 +270,8 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              f"{platform.release()}")
     L.append(f"- load average (1/5/15 min) at start: {load_start}; at end: {load_end} "
              "(the machine is shared: other jobs inflate and scatter timings)")
-    L.append(f"- versions: {gxx}; OpenBLAS {openblas} (Debian, OpenMP build, OPENBLAS_CORETYPE=Haswell); "
+    L.append(f"- versions: {gxx}; OpenBLAS {openblas} (Debian, OpenMP build, OPENBLAS_CORETYPE="
+             f"{os.environ.get('OPENBLAS_CORETYPE', 'unset')}); "
              f"torch {vt.get('torch', '?')} (Debian, Python {vt.get('python', '?')}); "
              f"jax {vj.get('jax', '?')} / jaxlib {vj.get('jaxlib', '?')} (PyPI, venv Python {vj.get('python', '?')}, "
              f"numpy {vj.get('numpy', '?')}); numpy {vn.get('numpy') or vt.get('numpy', '?')} (Debian, the numpy "

@@ -60,7 +60,7 @@ def main():
     binary = os.path.join(args.build, "bench", "runtime", "bench_runtime")
     if not os.path.exists(binary):
         sys.exit(f"{binary} not found: build with -DTENFERRO_BUILD_BENCHMARKS=ON")
-    env = dict(os.environ, OPENBLAS_CORETYPE="Haswell", TENFERRO_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    env = dict(os.environ, TENFERRO_NUM_THREADS="1", OMP_NUM_THREADS="1")
     res = subprocess.run([binary, "--benchmark_format=json", f"--benchmark_min_time={args.min_time}"],
                          env=env, capture_output=True, text=True, check=True)
     ours = {b["name"].replace("/real_time", ""): b for b in json.loads(res.stdout)["benchmarks"]}

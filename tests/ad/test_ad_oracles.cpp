@@ -1456,7 +1456,7 @@ class CoverageWriter : public ::testing::Environment {
       << "`../shared/ad-oracles` (PyTorch 2.10 references). Regenerate with\n\n"
       << "```sh\n"
       << "cmake --build <build> --target test_ad_oracles\n"
-      << "TENFERRO_AD_COVERAGE=$PWD/docs/ad_coverage.md OPENBLAS_CORETYPE=Haswell <build>/tests/ad/test_ad_oracles\n"
+      << "TENFERRO_AD_COVERAGE=$PWD/docs/ad_coverage.md <build>/tests/ad/test_ad_oracles\n"
       << "```\n\n"
       << "The test runs in CI (ctest label `ad`, a few seconds); only writing this file needs the\n"
       << "environment variable. Mapped ops are replayed in every dtype of the database\n"
