@@ -46,9 +46,21 @@ def thread_env(t):
     return env
 
 
-def run_json(cmd, env, out):
+def pinned_cpus(t):
+    """The first t CPUs this process may run on: every process of the t-thread
+    section is confined to them (XLA's thread flags alone do not hold JAX to
+    one core)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < t:
+        sys.exit(f"report.py: {t} threads need {t} CPUs, this process may use {cpus}")
+    return set(cpus[:t])
+
+
+def run_json(cmd, env, out, threads):
     t0 = time.time()
-    res = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=None, text=True)
+    cpus = pinned_cpus(threads)
+    res = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=None, text=True,
+                         preexec_fn=lambda: os.sched_setaffinity(0, cpus))
     if res.returncode != 0 or not os.path.exists(out):
         log(f"FAILED ({res.returncode}): {' '.join(cmd)}")
         return None
@@ -88,7 +100,7 @@ def collect(args, tmp):
             d = data["einsum"].setdefault(t, {})
             o = os.path.join(tmp, f"einsum_tenferro_{t}.json")
             r = run_json([exe, "--mode=einsum", f"--threads={t}", f"--paths={paths}", f"--out={o}"] + rule + filt,
-                         env, o)
+                         env, o, t)
             d["tenferro"] = r["results"] if r else {}
             if os.path.exists(paths):
                 with open(paths, encoding="utf-8") as f:
@@ -96,7 +108,7 @@ def collect(args, tmp):
                 for fw, py in (("torch", TORCH_PY), ("jax", JAX_PY), ("numpy", TORCH_PY)):
                     o = os.path.join(tmp, f"einsum_{fw}_{t}.json")
                     r = run_json([py, PEERS, "--framework", fw, "--mode", "einsum", "--threads", str(t),
-                                  "--paths", paths, "--out", o] + prule + pfilt, env, o)
+                                  "--paths", paths, "--out", o] + prule + pfilt, env, o, t)
                     d[fw] = r["results"] if r else {}
                     if r:
                         data["versions"][fw] = r["versions"]
@@ -112,14 +124,14 @@ def collect(args, tmp):
                 cmd = [binary, f"--threads={t}", f"--out={o}"] + lrule
                 if mode == "linalg":
                     cmd.insert(1, "--mode=linalg")
-                r = run_json(cmd, env, o)
+                r = run_json(cmd, env, o, t)
                 d["tenferro"] = r["results"] if r else {}
             else:
                 d["tenferro"] = None  # pending: no AD driver built
             for fw, py in (("torch", TORCH_PY), ("jax", JAX_PY)):
                 o = os.path.join(tmp, f"{mode}_{fw}_{t}.json")
                 r = run_json([py, PEERS, "--framework", fw, "--mode", mode, "--threads", str(t), "--out", o]
-                             + lprule, env, o)
+                             + lprule, env, o, t)
                 d[fw] = r["results"] if r else {}
                 if r:
                     data["versions"][fw] = r["versions"]
@@ -130,7 +142,7 @@ def collect(args, tmp):
             base = "memcpy" if t == 1 else "memcpy_threads"
             r = run_json([core, f"--benchmark_filter=^(permute|{base})/",
                           f"--benchmark_min_time={args.perm_min_time}", f"--benchmark_out={o}",
-                          "--benchmark_out_format=json"], env, o)
+                          "--benchmark_out_format=json"], env, o, t)
             perm = {}
             for b in (r or {}).get("benchmarks", []):
                 kind, pid = b["run_name"].replace("/real_time", "").split("/", 1)
@@ -278,7 +290,9 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              "peer)")
     L.append("- threads: each thread count t in (1, 2) runs every framework with OMP_NUM_THREADS = "
              "OPENBLAS_NUM_THREADS = MKL_NUM_THREADS = t, tenferro::set_num_threads(t), torch.set_num_threads(t); "
-             f"JAX at 1 thread: XLA_FLAGS=\"{JAX_ONE_THREAD}\", at 2 threads XLA's default (one per core, 2 here)")
+             f"JAX at 1 thread: XLA_FLAGS=\"{JAX_ONE_THREAD}\", at 2 threads XLA's default (one per core, 2 here); "
+             "every process of the t-thread section is pinned to t CPUs (sched_setaffinity, inherited by all its "
+             "threads), tenferro's included")
     L.append(f"- timing: one warm-up call (JAX: after compiling, which is not timed); a warm-up of 2 s or more "
              f"is the measurement (one call); else calls until {args.budget} s (linalg: {args.linalg_budget} s) "
              "have passed and at least 3 calls were made (1 when the warm-up took over half the budget), at most "
