@@ -8,6 +8,7 @@
 /// std::cout << t << "\n";
 /// ```
 
+#include "tenferro/tensor/checked.hpp"
 #include "tenferro/tensor/device.hpp"
 #include "tenferro/tensor/dtype.hpp"
 #include "tenferro/tensor/error.hpp"
