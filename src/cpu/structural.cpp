@@ -9,6 +9,7 @@
 #include "loops.hpp"
 #include "scalar_ops.hpp"
 #include "tenferro/ops/views.hpp"
+#include "tenferro/tensor/checked.hpp"
 #include "tenferro/tensor/strided_copy.hpp"
 
 namespace tenferro::cpu {
@@ -194,17 +195,18 @@ void scatter(const ScatterAttrs& a, const Tensor& x, const Tensor& idx, const Te
       for (std::int64_t k = 0; k < nvec; ++k)
         start[static_cast<std::size_t>(a.scatter_dims_to_operand_dims[static_cast<std::size_t>(k)])] =
             static_cast<std::int64_t>(ip[ioff + k * vstride]);
-      // Skip windows that leave the operand (XLA's out-of-bounds rule).
+      // Skip windows that leave the operand (XLA's out-of-bounds rule); any
+      // start index, up to INT64_MAX, is only compared, never added to.
       bool inside = true;
-      std::int64_t ooff = out.offset();
       for (std::size_t d = 0; d < r; ++d) {
         std::int64_t extent = 1;
         for (std::size_t w = 0; w < window.size(); ++w)
           if (win_operand_axis[w] == d) extent = window[w];
-        inside = inside && start[d] >= 0 && start[d] + extent <= x.shape()[d];
-        ooff += start[d] * out.strides()[d];
+        inside = inside && window_inside(start[d], extent, x.shape()[d]);
       }
       if (inside && shape_numel(window) > 0) {
+        std::int64_t ooff = out.offset();
+        for (std::size_t d = 0; d < r; ++d) ooff += start[d] * out.strides()[d];
         Tensor dst = restride(out, window, owin, ooff);
         Tensor src = restride(upd, window, uwin, uoff);
         if (a.mode == ScatterMode::add) add_into(dst, src);
