@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "tenferro/tensor/checked.hpp"
 #include "tenferro/tensor/error.hpp"
 
 namespace tenferro {
@@ -31,7 +32,7 @@ struct Ext<std::int64_t> {
   static bool differ(std::int64_t a, std::int64_t b) { return a != b; }
   static bool less(std::int64_t a, std::int64_t b) { return a < b; }
   static std::int64_t numel(const Shape& s, const char* op) { return shape_numel(s, op); }
-  static std::int64_t ceil_div(std::int64_t a, std::int64_t b, const char*) { return (a + b - 1) / b; }
+  static std::int64_t ceil_div(std::int64_t a, std::int64_t b, const char*) { return tenferro::ceil_div(a, b); }
 };
 
 template <>
@@ -45,7 +46,7 @@ struct Ext<Dim> {
   }
   static Dim ceil_div(const Dim& a, std::int64_t b, const char* op) {
     if (b == 1) return a;
-    if (auto v = a.try_value()) return Dim((*v + b - 1) / b);
+    if (auto v = a.try_value()) return Dim(tenferro::ceil_div(*v, b));
     TF_THROW(UnimplementedError, op, "stride ", b, " over the symbolic extent ", a,
              " (only stride 1 is supported for symbolic extents)");
   }

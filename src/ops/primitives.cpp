@@ -65,17 +65,12 @@ Tensor broadcast_in_dim_view(const Tensor& x, const BroadcastInDimAttrs& a) {
 }
 
 Tensor slice_view(const Tensor& x, const SliceAttrs& a) {
-  Shape s(x.shape().size());
-  Strides st(s.size());
-  std::int64_t off = x.offset();
-  bool empty = false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    s[i] = (a.limit_indices[i] - a.start_indices[i] + a.strides[i] - 1) / a.strides[i];
-    st[i] = x.strides()[i] * a.strides[i];
-    empty = empty || s[i] == 0;
-    off += a.start_indices[i] * x.strides()[i];
-  }
-  return Tensor(x.storage(), x.dtype(), std::move(s), std::move(st), empty ? x.offset() : off);
+  // Axis by axis through Tensor::slice, the one place a strided range's
+  // extent and stride are computed.
+  Tensor t = x;
+  for (std::size_t i = 0; i < x.shape().size(); ++i)
+    t = t.slice(static_cast<std::int64_t>(i), a.start_indices[i], a.limit_indices[i], a.strides[i]);
+  return t;
 }
 
 std::optional<Tensor> reshape_view(const Tensor& x, const Shape& shape) {

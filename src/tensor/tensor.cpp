@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tenferro/tensor/checked.hpp"
 #include "tenferro/tensor/strided_copy.hpp"
 
 namespace tenferro {
@@ -24,10 +25,13 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, DType dtype, Shape shape, Strid
            " exceeds the maximum rank ", kMaxRank);
   std::int64_t n = shape_numel(shape_, "Tensor");
   if (n == 0) return;
+  // The first and last element the layout addresses, overflow-checked: a
+  // wrapped sum would make a far offset look inside the storage.
   std::int64_t lo = offset_, hi = offset_;
   for (std::size_t i = 0; i < shape_.size(); ++i) {
-    std::int64_t span = strides_[i] * (shape_[i] - 1);
-    (span < 0 ? lo : hi) += span;
+    std::int64_t span = checked_mul(strides_[i], shape_[i] - 1, "Tensor", "layout stride * (extent - 1): ");
+    std::int64_t& end = span < 0 ? lo : hi;
+    end = checked_add(end, span, "Tensor", "layout element offset ");
   }
   std::int64_t capacity = static_cast<std::int64_t>(storage_->nbytes() / dtype_size(dtype_));
   TF_CHECK(lo >= 0 && hi < capacity, IndexError, "Tensor", "layout (shape ", shape_, ", strides ",
@@ -46,6 +50,7 @@ Tensor Tensor::with_layout(Shape shape, Strides strides, std::int64_t offset) co
 }
 
 std::int64_t Tensor::numel() const {
+  if (!defined()) return 0;
   std::int64_t n = 1;
   for (std::int64_t d : shape_) n *= d;
   return n;
@@ -83,13 +88,17 @@ void* Tensor::data_ptr() const {
          offset_ * static_cast<std::int64_t>(dtype_size(dtype_));
 }
 
+void Tensor::check_defined(const char* op) const {
+  TF_CHECK(defined(), ValueError, op, "tensor is undefined (default-constructed, no storage)");
+}
+
 void Tensor::check_dtype(DType expected, const char* op) const {
   TF_CHECK(dtype_ == expected, DTypeError, op, "tensor has dtype ", dtype_, ", requested ",
            expected);
 }
 
 const void* Tensor::element_ptr(const DimVec& index, const char* op) const {
-  TF_CHECK(defined(), ValueError, op, "tensor is undefined");
+  check_defined(op);
   TF_CHECK(device().is_cpu(), DeviceError, op, "tensor is on ", device(),
            "; element access needs a host tensor");
   TF_CHECK(index.size() == shape_.size(), IndexError, op, "index ", index, " has ", index.size(),
@@ -110,6 +119,7 @@ void* Tensor::element_ptr(const DimVec& index, const char* op) {
 // ---- views ----------------------------------------------------------------
 
 Tensor Tensor::permute(const DimVec& perm) const {
+  check_defined("permute");
   check_permutation(perm, ndim(), "permute");
   Shape s(perm.size());
   Strides st(perm.size());
@@ -121,6 +131,7 @@ Tensor Tensor::permute(const DimVec& perm) const {
 }
 
 Tensor Tensor::transpose() const {
+  check_defined("transpose");
   TF_CHECK(ndim() >= 2, ShapeError, "transpose", "needs rank >= 2, got shape ", shape_);
   Shape s = shape_;
   Strides st = strides_;
@@ -131,6 +142,7 @@ Tensor Tensor::transpose() const {
 
 Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
                      std::int64_t step) const {
+  check_defined("slice");
   std::size_t a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "slice"));
   std::int64_t n = shape_[a];
   if (stop == kSliceEnd) stop = n;
@@ -140,12 +152,15 @@ Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
            stop, ") is out of bounds for axis ", a, " of extent ", n, " (shape ", shape_, ")");
   Shape s = shape_;
   Strides st = strides_;
-  s[a] = (stop - start + step - 1) / step;
-  st[a] = strides_[a] * step;
+  s[a] = ceil_div(stop - start, step);
+  // With two or more elements step < extent, so the product stays inside the
+  // layout's span; a single element keeps its stride (step may be huge).
+  st[a] = s[a] > 1 ? strides_[a] * step : strides_[a];
   return with_layout(std::move(s), std::move(st), offset_ + (s[a] > 0 ? start * strides_[a] : 0));
 }
 
 Tensor Tensor::slice(const std::vector<SliceSpec>& specs) const {
+  check_defined("slice");
   TF_CHECK(static_cast<std::int64_t>(specs.size()) <= ndim(), IndexError, "slice", specs.size(),
            " slice specs for a tensor of shape ", shape_);
   Tensor t = *this;
@@ -155,6 +170,7 @@ Tensor Tensor::slice(const std::vector<SliceSpec>& specs) const {
 }
 
 Tensor Tensor::select(std::int64_t axis, std::int64_t index) const {
+  check_defined("select");
   std::size_t a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "select"));
   TF_CHECK(index >= 0 && index < shape_[a], IndexError, "select", "index ", index,
            " is out of range for axis ", a, " of extent ", shape_[a], " (shape ", shape_, ")");
@@ -197,6 +213,7 @@ Shape resolve_shape(const Shape& from, const Shape& requested, const char* op) {
 }  // namespace
 
 Tensor Tensor::reshape(const Shape& requested) const {
+  check_defined("reshape");
   Shape target = resolve_shape(shape_, requested, "reshape");
   std::optional<Strides> st = detail::reshape_view_strides(shape_, strides_, target);
   TF_CHECK(st.has_value(), ShapeError, "reshape", "cannot view shape ", shape_, " with strides ",
@@ -205,6 +222,7 @@ Tensor Tensor::reshape(const Shape& requested) const {
 }
 
 Tensor Tensor::diagonal(std::int64_t axis1, std::int64_t axis2, std::int64_t offset) const {
+  check_defined("diagonal");
   std::size_t a = static_cast<std::size_t>(normalize_axis(axis1, ndim(), "diagonal"));
   std::size_t b = static_cast<std::size_t>(normalize_axis(axis2, ndim(), "diagonal"));
   TF_CHECK(a != b, ValueError, "diagonal", "axes must differ, got ", axis1, " and ", axis2);
@@ -226,6 +244,7 @@ Tensor Tensor::diagonal(std::int64_t axis1, std::int64_t axis2, std::int64_t off
 }
 
 Tensor Tensor::broadcast_to(const Shape& target) const {
+  check_defined("broadcast_to");
   shape_numel(target, "broadcast_to");  // negative extents, int64 overflow
   std::size_t r = shape_.size(), R = target.size();
   TF_CHECK(R >= r, ShapeError, "broadcast_to", "cannot broadcast shape ", shape_, " to ", target,
@@ -244,6 +263,7 @@ Tensor Tensor::broadcast_to(const Shape& target) const {
 }
 
 Tensor Tensor::flip(const DimVec& axes) const {
+  check_defined("flip");
   Strides st = strides_;
   std::int64_t off = offset_;
   DimVec seen;
@@ -259,6 +279,7 @@ Tensor Tensor::flip(const DimVec& axes) const {
 }
 
 Tensor Tensor::expand_dims(std::int64_t axis) const {
+  check_defined("expand_dims");
   TF_CHECK(axis >= 0 && axis <= ndim(), IndexError, "expand_dims", "axis ", axis,
            " is out of range [0, ", ndim(), "] for shape ", shape_);
   std::size_t a = static_cast<std::size_t>(axis);
@@ -273,13 +294,13 @@ Tensor Tensor::expand_dims(std::int64_t axis) const {
 // ---- copies ---------------------------------------------------------------
 
 Tensor Tensor::contiguous() const {
-  TF_CHECK(defined(), ValueError, "contiguous", "tensor is undefined");
+  check_defined("contiguous");
   if (is_contiguous()) return *this;
   return duplicate();
 }
 
 Tensor Tensor::duplicate() const {
-  TF_CHECK(defined(), ValueError, "duplicate", "tensor is undefined");
+  check_defined("duplicate");
   TF_CHECK(device().is_cpu(), DeviceError, "duplicate", "tensor is on ", device(),
            "; copy device tensors through their backend");
   Tensor out = empty(shape_, dtype_);
@@ -288,10 +309,14 @@ Tensor Tensor::duplicate() const {
   return out;
 }
 
-Tensor Tensor::reshape_copy(const Shape& shape) const { return contiguous().reshape(shape); }
+Tensor Tensor::reshape_copy(const Shape& shape) const {
+  check_defined("reshape_copy");
+  return contiguous().reshape(shape);
+}
 
 void Tensor::copy_from(const Tensor& src) const {
-  TF_CHECK(defined() && src.defined(), ValueError, "copy_from", "tensor is undefined");
+  check_defined("copy_from");
+  src.check_defined("copy_from");
   TF_CHECK(src.shape() == shape_, ShapeError, "copy_from", "source shape ", src.shape(),
            " differs from destination shape ", shape_);
   TF_CHECK(src.dtype() == dtype_, DTypeError, "copy_from", "source dtype ", src.dtype(),
@@ -309,6 +334,7 @@ void Tensor::copy_from(const Tensor& src) const {
 
 template <class T>
 std::vector<T> Tensor::to_vec_col_major() const {
+  check_defined("to_vec_col_major");
   check_dtype(dtype_of<T>, "to_vec_col_major");
   TF_CHECK(device().is_cpu(), DeviceError, "to_vec_col_major", "tensor is on ", device());
   if constexpr (std::is_same_v<T, bool>) {
@@ -332,6 +358,7 @@ std::vector<T> Tensor::to_vec_col_major() const {
 #undef TF_DTYPE
 
 Scalar Tensor::item() const {
+  check_defined("item");
   TF_CHECK(numel() == 1, ShapeError, "item", "needs exactly one element, shape is ", shape_);
   DimVec zero(shape_.size(), 0);
   return visit_dtype(dtype_, "item", [&]<class T>() {

@@ -73,3 +73,74 @@ TEST(ErrorContract, Item01ScatterStartNearInt64MaxIsSkipped) {
   EXPECT_TRUE(tensors_equal(ops::scatter(x, idx32, upd, kWindow2, cpu), x));
 }
 
+// Item 2: the in-storage check of Tensor(storage, dtype, shape, strides,
+// offset) overflowed and accepted a view past the end of the storage.
+TEST(ErrorContract, Item02TensorLayoutOverflowIsRejected) {
+  const Tensor base = f64s({4}, {1, 2, 3, 4});
+  const auto& storage = base.storage();
+  EXPECT_TRUE(throws_with<ValueError>([&] { Tensor(storage, DType::f64, {3}, {1}, kMax - 1); },
+                                      {"Tensor", "overflows int64", "9223372036854775806"}));
+  EXPECT_TRUE(throws_with<ValueError>([&] { Tensor(storage, DType::f64, {3}, {kMax}, 0); },
+                                      {"Tensor", "overflows int64", "9223372036854775807"}));
+  EXPECT_TRUE(throws_with<ValueError>(
+      [&] { Tensor(storage, DType::f64, {2, 2}, {kMax / 2 + 1, -(kMax / 2 + 1)}, kMax / 2 + 1); },
+      {"Tensor", "overflows int64"}));
+  // Without overflow, a far offset is still outside the storage.
+  EXPECT_TRUE(throws_with<IndexError>([&] { Tensor(storage, DType::f64, {2}, {1}, kMax - 1); },
+                                      {"Tensor", "outside a storage of 4 elements"}));
+  EXPECT_TRUE(throws_with<IndexError>([&] { Tensor(storage, DType::f64, {3}, {kMax / 2}, 0); },
+                                      {"Tensor", "outside a storage of 4 elements"}));
+  EXPECT_TRUE(tensors_equal(base, f64s({4}, {1, 2, 3, 4})));
+  // The largest valid layouts still work.
+  EXPECT_EQ(Tensor(storage, DType::f64, {1}, {kMax}, 3).to_vec_col_major<double>(), (std::vector<double>{4}));
+  EXPECT_EQ(Tensor(storage, DType::f64, {2}, {-3}, 3).to_vec_col_major<double>(), (std::vector<double>{4, 1}));
+}
+
+// Item 3: an undefined Tensor segfaulted in to_vec_col_major, its views
+// returned undefined handles reporting shapes, and its numel() was 1.
+TEST(ErrorContract, Item03UndefinedTensorThrowsValueError) {
+  const Tensor u;
+  EXPECT_FALSE(u.defined());
+  EXPECT_EQ(u.numel(), 0);
+  EXPECT_EQ(u.ndim(), 0);
+  EXPECT_TRUE(undefined_in([&] { u.to_vec_col_major<double>(); }, "to_vec_col_major"));
+  EXPECT_TRUE(undefined_in([&] { u.to_vec_col_major<bool>(); }, "to_vec_col_major"));
+  EXPECT_TRUE(undefined_in([&] { u.reshape({1}); }, "reshape"));
+  EXPECT_TRUE(undefined_in([&] { u.reshape_copy({1}); }, "reshape_copy"));
+  EXPECT_TRUE(undefined_in([&] { u.broadcast_to({2, 3}); }, "broadcast_to"));
+  EXPECT_TRUE(undefined_in([&] { u.permute({}); }, "permute"));
+  EXPECT_TRUE(undefined_in([&] { u.transpose(); }, "transpose"));
+  EXPECT_TRUE(undefined_in([&] { u.slice(0, 0, 1); }, "slice"));
+  EXPECT_TRUE(undefined_in([&] { u.slice(std::vector<SliceSpec>{}); }, "slice"));
+  EXPECT_TRUE(undefined_in([&] { u.select(0, 0); }, "select"));
+  EXPECT_TRUE(undefined_in([&] { u.diagonal(); }, "diagonal"));
+  EXPECT_TRUE(undefined_in([&] { u.flip({}); }, "flip"));
+  EXPECT_TRUE(undefined_in([&] { u.expand_dims(0); }, "expand_dims"));
+  EXPECT_TRUE(undefined_in([&] { u.contiguous(); }, "contiguous"));
+  EXPECT_TRUE(undefined_in([&] { u.duplicate(); }, "duplicate"));
+  EXPECT_TRUE(undefined_in([&] { u.item(); }, "item"));
+  EXPECT_TRUE(undefined_in([&] { u.at<double>({}); }, "at"));
+  EXPECT_TRUE(undefined_in([&] { u.host_data<double>(); }, "host_data"));
+  const Tensor t = f64s({1}, {5});
+  EXPECT_TRUE(undefined_in([&] { t.copy_from(u); }, "copy_from"));
+  EXPECT_TRUE(undefined_in([&] { u.copy_from(t); }, "copy_from"));
+  EXPECT_TRUE(tensors_equal(t, f64s({1}, {5})));
+}
+
+// Item 9: a slice with step INT64_MAX computed its extent as -1.
+TEST(ErrorContract, Item09SliceWithHugeStepHasOneElement) {
+  CpuBackend cpu;
+  const Tensor x = f64s({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Tensor v = x.slice(1, 1, 5, kMax);
+  EXPECT_EQ(v.shape(), (Shape{2, 1}));
+  EXPECT_EQ(v.to_vec_col_major<double>(), (std::vector<double>{2, 3}));
+  EXPECT_EQ(x.slice(1, 0, kSliceEnd, kMax).shape(), (Shape{2, 1}));
+  EXPECT_EQ(x.slice(1, 5, 5, kMax).shape(), (Shape{2, 0}));
+  EXPECT_EQ(x.slice(1, 0, 5, kMax - 1).to_vec_col_major<double>(), (std::vector<double>{0, 1}));
+  Tensor s = ops::slice(x, {0, 1}, {2, 5}, {kMax, kMax}, cpu);
+  EXPECT_EQ(s.shape(), (Shape{1, 1}));
+  EXPECT_EQ(s.to_vec_col_major<double>(), (std::vector<double>{2}));
+  EXPECT_EQ(ops::slice(x, {0, 0}, {2, 5}, {1, kMax}, cpu).to_vec_col_major<double>(), (std::vector<double>{0, 1}));
+  EXPECT_TRUE(throws_with<ValueError>([&] { x.slice(1, 0, 5, 0); }, {"slice", "step must be positive, got 0"}));
+}
+

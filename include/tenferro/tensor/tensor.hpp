@@ -54,9 +54,17 @@ class Tensor {
  public:
   /// An undefined tensor (no storage); `defined()` is false. (User-provided
   /// so that value-initialised arrays of tensors are not zero-filled first.)
+  ///
+  /// An undefined tensor has no elements: `numel()` is 0 and its `shape()`
+  /// is empty. Its metadata accessors (`defined`, `dtype`, `shape`,
+  /// `strides`, `offset`, `ndim`, `numel`, `device`, `storage`) answer;
+  /// every view, copy and element access (`reshape`, `broadcast_to`,
+  /// `contiguous`, `to_vec_col_major`, `at`, `item`, ...) throws
+  /// ValueError naming the operation: "reshape: tensor is undefined ...".
   Tensor() {}
   /// A view of `storage` with the given layout; checks that every addressed
-  /// element lies inside the storage.
+  /// element lies inside the storage (IndexError), and ValueError when the
+  /// layout's element offsets overflow int64.
   Tensor(std::shared_ptr<Storage> storage, DType dtype, Shape shape, Strides strides,
          std::int64_t offset);
 
@@ -68,6 +76,8 @@ class Tensor {
   /// Offset of element (0, ..., 0) from the start of the storage, in elements.
   std::int64_t offset() const { return offset_; }
   std::int64_t ndim() const { return static_cast<std::int64_t>(shape_.size()); }
+  /// Number of elements: the product of the extents (1 for rank 0), and 0
+  /// for an undefined tensor.
   std::int64_t numel() const;
   /// Extent of `axis` (negative counts from the end).
   std::int64_t size(std::int64_t axis) const;
@@ -192,6 +202,8 @@ class Tensor {
   Scalar item() const;
 
  protected:
+  /// Throws ValueError naming `op` when the tensor is undefined.
+  void check_defined(const char* op) const;
   void check_dtype(DType expected, const char* op) const;
   const void* element_ptr(const DimVec& index, const char* op) const;
   void* element_ptr(const DimVec& index, const char* op);
@@ -236,8 +248,8 @@ Tensor Tensor::from_vec_row_major(const Shape& shape, const std::vector<T>& valu
 
 template <class T>
 std::span<T> Tensor::host_data() const {
+  check_defined("host_data");
   check_dtype(dtype_of<T>, "host_data");
-  TF_CHECK(defined(), ValueError, "host_data", "tensor is undefined");
   TF_CHECK(device().is_cpu(), DeviceError, "host_data", "tensor is on ", device(),
            "; download it to the host first");
   TF_CHECK(is_contiguous(), ValueError, "host_data", "tensor of shape ", shape_, " with strides ",
