@@ -425,9 +425,22 @@ BasicTensorMeta<D> infer_structural(OpKind kind, const BasicAttrs<D>& attrs, Met
         TF_CHECK(it >= 0, ValueError, op, "interior padding ", a.interior_padding,
                  " must be non-negative");
         // Interior padding adds (n - 1) * it; an empty axis gets none.
-        D interior = (it == 0 || !Ext<D>::less(D(0), n)) ? D(0) : (n - D(1)) * D(it);
-        if constexpr (std::is_same_v<D, std::int64_t>) interior = n > 0 ? (n - 1) * it : 0;
-        D m = a.edge_padding_low[i] + a.edge_padding_high[i] + n + interior;
+        D m;
+        if constexpr (std::is_same_v<D, std::int64_t>) {
+          // Overflow-checked, in the terms the kernel computes with: the
+          // operand's positions span body = (n - 1) * (it + 1) + 1 elements,
+          // followed by the high padding, preceded by the low padding.
+          std::int64_t step = checked_add(it, 1, op, "interior padding ");
+          std::int64_t body =
+              n > 0 ? checked_add(checked_mul(n - 1, step, op, "interior-padded extent "), 1, op,
+                                  "interior-padded extent ")
+                    : 0;
+          m = checked_add(a.edge_padding_low[i], checked_add(a.edge_padding_high[i], body, op, "padded extent "),
+                          op, "padded extent ");
+        } else {
+          D interior = (it == 0 || !Ext<D>::less(D(0), n)) ? D(0) : (n - D(1)) * D(it);
+          m = a.edge_padding_low[i] + a.edge_padding_high[i] + n + interior;
+        }
         TF_CHECK(!Ext<D>::less(m, D(0)), ShapeError, op, "padding (low ", a.edge_padding_low, ", high ",
                  a.edge_padding_high, ") crops axis ", i, " of ", x.shape, " below zero");
         out.push_back(m);

@@ -127,6 +127,34 @@ TEST(ErrorContract, Item03UndefinedTensorThrowsValueError) {
   EXPECT_TRUE(tensors_equal(t, f64s({1}, {5})));
 }
 
+// Item 8: INT64_MAX edge or interior padding overflowed in shape inference
+// and pad silently returned an empty tensor.
+TEST(ErrorContract, Item08PadOverflowIsValueError) {
+  CpuBackend cpu;
+  const Tensor x = f64s({3}, {1, 2, 3});
+  const Tensor v = Tensor::scalar(0.5);
+  auto pad = [&](std::int64_t lo, std::int64_t hi, std::int64_t interior) {
+    return ops::pad(x, v, PadAttrs{{lo}, {hi}, {interior}}, cpu);
+  };
+  EXPECT_TRUE(throws_with<ValueError>([&] { pad(kMax, 0, 0); }, {"pad", "overflows int64", "9223372036854775807"}));
+  EXPECT_TRUE(throws_with<ValueError>([&] { pad(0, kMax, 0); }, {"pad", "overflows int64", "9223372036854775807"}));
+  EXPECT_TRUE(throws_with<ValueError>([&] { pad(0, 0, kMax); }, {"pad", "overflows int64", "9223372036854775807"}));
+  EXPECT_TRUE(throws_with<ValueError>([&] { pad(0, 0, kMax / 2); }, {"pad", "overflows int64"}));
+  // On a single element the interior padding adds nothing, but INT64_MAX + 1
+  // (the kernel's step) does not fit either.
+  EXPECT_TRUE(throws_with<ValueError>([&] { ops::pad(f64s({1}, {1}), v, PadAttrs{{0}, {0}, {kMax}}, cpu); },
+                                      {"pad", "interior padding", "9223372036854775807 + 1"}));
+  EXPECT_TRUE(tensors_equal(x, f64s({3}, {1, 2, 3})));
+  // Huge paddings whose total fits are computed exactly.
+  EXPECT_TRUE(tensors_equal(pad(kMax, -kMax, 0), f64s({3}, {0.5, 0.5, 0.5})));
+  EXPECT_TRUE(tensors_equal(pad(-kMax, kMax - 3, 0), f64s({0}, {})));
+  // Interior padding kMax - 2 between two elements: positions lo and lo + kMax - 1.
+  const Tensor x2 = f64s({2}, {1, 2});
+  EXPECT_TRUE(tensors_equal(ops::pad(x2, v, PadAttrs{{-(kMax - 1)}, {0}, {kMax - 2}}, cpu), f64s({1}, {2})));
+  EXPECT_TRUE(tensors_equal(ops::pad(x2, v, PadAttrs{{0}, {-(kMax - 1)}, {kMax - 2}}, cpu), f64s({1}, {1})));
+  EXPECT_TRUE(tensors_equal(ops::pad(x2, v, PadAttrs{{1}, {-(kMax - 1)}, {kMax - 2}}, cpu), f64s({2}, {0.5, 1})));
+}
+
 // Item 9: a slice with step INT64_MAX computed its extent as -1.
 TEST(ErrorContract, Item09SliceWithHugeStepHasOneElement) {
   CpuBackend cpu;
