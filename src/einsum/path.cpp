@@ -84,8 +84,8 @@ ContractionPath einsum_path(const EinsumSpec& spec, const std::vector<Shape>& sh
   const std::vector<std::int64_t> sizes = einsum_label_sizes(spec, shapes);
   TF_CHECK(options.memory_limit >= 0 && std::isfinite(options.memory_limit), ValueError,
            "einsum_path", "memory_limit must be finite and >= 0, got ", options.memory_limit);
-  TF_CHECK(options.effort >= 0 && std::isfinite(options.effort), ValueError, "einsum_path",
-           "effort must be finite and >= 0, got ", options.effort);
+  TF_CHECK(options.effort >= 0 && options.effort <= kMaxPathEffort, ValueError, "einsum_path",
+           "effort must lie in [0, ", kMaxPathEffort, "], got ", options.effort);
   TF_CHECK(options.time_limit_seconds >= 0, ValueError, "einsum_path",
            "time_limit_seconds must be >= 0, got ", options.time_limit_seconds);
   const detail::Network net = detail::make_network(spec, shapes, sizes);

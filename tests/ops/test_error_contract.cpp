@@ -172,3 +172,23 @@ TEST(ErrorContract, Item09SliceWithHugeStepHasOneElement) {
   EXPECT_TRUE(throws_with<ValueError>([&] { x.slice(1, 0, 5, 0); }, {"slice", "step must be positive, got 0"}));
 }
 
+#if TENFERRO_CONTRACT_EINSUM
+// Item 16: effort above INT_MAX overflowed the annealer's restart count and
+// behaved like effort 1.
+TEST(ErrorContract, Item16EinsumEffortIsBounded) {
+  const std::vector<Shape> shapes{{2, 3}, {3, 4}, {4, 5}};
+  for (double effort : {3e9, 1e300, kMaxPathEffort * 2, std::numeric_limits<double>::infinity(),
+                        std::numeric_limits<double>::quiet_NaN(), -1.0}) {
+    SCOPED_TRACE(effort);
+    EXPECT_TRUE(throws_with<ValueError>(
+        [&] { einsum_path("ij,jk,kl->il", shapes, {.optimizer = PathOptimizer::annealing, .effort = effort}); },
+        {"einsum_path", "effort must lie in [0, 1e+06]"}));
+  }
+  EXPECT_TRUE(throws_with<ValueError>(
+      [&] { einsum_path("ij,jk,kl->il", shapes, {.optimizer = PathOptimizer::annealing, .effort = 3e9}); },
+      {"got 3e+09"}));
+  EXPECT_EQ(einsum_path("ij,jk,kl->il", shapes, {.optimizer = PathOptimizer::annealing, .effort = 0.5}).pairs.size(),
+            2u);
+}
+#endif
+

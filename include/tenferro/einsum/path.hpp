@@ -67,6 +67,10 @@ enum class PathOptimizer : std::uint8_t {
 
 const char* path_optimizer_name(PathOptimizer o);
 
+/// Largest `PathOptions::effort`: a million units, days of annealing on a
+/// large network, and far below the restart count's int range.
+inline constexpr double kMaxPathEffort = 1e6;
+
 /// Options of `einsum_path` (and of `einsum`, which plans through it).
 struct PathOptions {
   PathOptimizer optimizer = PathOptimizer::automatic;
@@ -83,7 +87,8 @@ struct PathOptions {
   std::uint64_t seed = 0;
   /// Work budget of `annealing`: effort e runs 3 * ceil(e) restarts of
   /// 2000 * e / ceil(e) sweeps over the tree. The result is a pure function
-  /// of the network, `seed` and `effort`.
+  /// of the network, `seed` and `effort`. Must lie in [0, kMaxPathEffort]
+  /// (else ValueError).
   double effort = 1.0;
   /// Wall-clock cap in seconds on `annealing` (0: none). If the cap is
   /// reached before `effort` is spent, the result depends on machine speed.
