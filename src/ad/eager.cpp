@@ -48,9 +48,10 @@ void backward(const EagerTensor& y, const EagerTensor& seed) {
   Backend& b = backend_of(out, "backward");
   TF_CHECK(out.node->tracks_grad, ValueError, "backward",
            "the tensor does not depend on any tensor that requires grad");
-  TF_CHECK(seed.dtype() == y.dtype() && seed.concrete_shape() == y.concrete_shape(), ShapeError, "backward",
-           "seed ", seed.dtype(), seed.concrete_shape(), " does not match the output ", y.dtype(),
-           y.concrete_shape());
+  TF_CHECK(seed.dtype() == y.dtype(), DTypeError, "backward", "seed ", seed.dtype(), seed.concrete_shape(),
+           " does not match the dtype of the output ", y.dtype(), y.concrete_shape());
+  TF_CHECK(seed.concrete_shape() == y.concrete_shape(), ShapeError, "backward", "seed ", seed.dtype(),
+           seed.concrete_shape(), " does not match the shape of the output ", y.dtype(), y.concrete_shape());
   std::vector<Value> leaves = grad_leaves(out);
   graph::EagerScope scope(b);
   graph::NoGradGuard no_history;  // the backward pass itself records nothing

@@ -192,3 +192,20 @@ TEST(ErrorContract, Item16EinsumEffortIsBounded) {
 }
 #endif
 
+#if TENFERRO_CONTRACT_AD
+// Item 17: a seed of the wrong dtype was reported as a ShapeError.
+TEST(ErrorContract, Item17BackwardSeedDTypeIsDTypeError) {
+  CpuBackend cpu;
+  EagerRuntime rt(cpu);
+  auto x = rt.tensor(f64s({3}, {1, 2, 3})).requires_grad();
+  auto y = x * x;
+  auto seed32 = rt.tensor(Tensor::ones({3}, DType::f32));
+  EXPECT_TRUE(throws_with<DTypeError>([&] { backward(y, seed32); }, {"backward", "seed f32[3]", "output f64[3]"}));
+  EXPECT_FALSE(x.grad().defined());  // nothing accumulated
+  auto seed_shape = rt.tensor(Tensor::ones({2}, DType::f64));
+  EXPECT_TRUE(throws_with<ShapeError>([&] { backward(y, seed_shape); }, {"backward", "seed f64[2]", "output f64[3]"}));
+  EXPECT_FALSE(x.grad().defined());
+  backward(y, rt.tensor(f64s({3}, {1, 0, -1})));
+  EXPECT_EQ(x.grad().value().to_vec_col_major<double>(), (std::vector<double>{2, 0, -6}));
+}
+#endif
