@@ -306,12 +306,14 @@ void pad(CudaBackend& be, const PadAttrs& a, const Tensor& x, const Tensor& valu
     std::int64_t n = x.shape()[i], m = out.shape()[i], lo = a.edge_padding_low[i];
     std::int64_t step = a.interior_padding[i] + 1;
     // Operand index j lands at lo + j * step; keep those inside [0, m).
-    std::int64_t j0 = lo >= 0 ? 0 : (-lo + step - 1) / step;
+    // (As in the CPU kernel: shape inference checked that step and
+    // m - 1 - lo fit in int64; ceil(-lo / step) never forms -lo.)
+    std::int64_t j0 = lo >= 0 ? 0 : -(lo + 1) / step + 1;
     std::int64_t j1 = m - 1 - lo < 0 ? -1 : std::min(n - 1, (m - 1 - lo) / step);
     if (j1 < j0) return;
     s.push_back(j1 - j0 + 1);
     xs.push_back(x.strides()[i]);
-    os.push_back(out.strides()[i] * step);
+    os.push_back(j1 > j0 ? out.strides()[i] * step : 0);  // a single element needs no step
     xoff += j0 * x.strides()[i];
     ooff += (lo + j0 * step) * out.strides()[i];
   }
