@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 #include <span>
 #include <sstream>
 #include <unordered_map>
@@ -77,7 +78,11 @@ void add_context(Error& e, const Instruction& ins) {
 
 std::string bindings_text(const DimBindings& env) {
   std::ostringstream os;
-  for (const auto& [k, v] : env) os << k << "=" << v << " ";
+  const char* sep = "";
+  for (const auto& [k, v] : env) {
+    os << sep << k << "=" << v;
+    sep = ", ";
+  }
   return os.str();
 }
 
@@ -93,9 +98,10 @@ void bind_shape(const SymShape& sym, const Shape& actual, DimBindings& env, cons
       continue;
     }
     std::int64_t want = d.evaluate(env);
+    // "expects n = 3" for a symbolic extent, "expects 3" for a constant one.
     TF_CHECK(want == actual[i], ShapeError, "run_compiled", what, " has extent ", actual[i], " on axis ", i,
-             " but the program expects ", d, " = ", want, " (shape ", sym, ", bindings so far ", bindings_text(env),
-             ")");
+             " but the program expects ", d, d.is_constant() ? "" : detail::str(" = ", want), " (shape ", sym,
+             env.empty() ? std::string() : detail::str(", bindings so far ", bindings_text(env)), ")");
   }
 }
 
@@ -224,9 +230,38 @@ bool plan_step(const Program& p, const Instruction& ins, const std::vector<Tenso
   return true;
 }
 
+// Every symbolic extent of the program is bound by an input's shape or comes
+// from data (a family output extent no operand mentions); else ShapeError
+// naming the first instruction that needs it. Without this check a fused
+// step took the shape of its operands (rank 0) and a primitive step failed
+// as an internal error.
+void check_extents_bound(const Program& p, const DimBindings& env) {
+  std::set<std::string> from_data;
+  for (const Instruction& ins : p.code) {
+    if (ins.kind == Instruction::Kind::family) {
+      std::set<std::string> operand_symbols;
+      for (int s : ins.inputs)
+        for (const Dim& d : p.slot_meta[static_cast<std::size_t>(s)].shape)
+          for (const std::string& sym : d.symbols()) operand_symbols.insert(sym);
+      for (int s : ins.outputs)
+        for (const Dim& d : p.slot_meta[static_cast<std::size_t>(s)].shape)
+          for (const std::string& sym : d.symbols())
+            if (!operand_symbols.count(sym)) from_data.insert(sym);
+    }
+    for (int s : ins.outputs)
+      for (const Dim& d : p.slot_meta[static_cast<std::size_t>(s)].shape)
+        for (const std::string& sym : d.symbols())
+          TF_CHECK(env.count(sym) || from_data.count(sym), ShapeError, where(ins), "extent '", sym, "' of %", s,
+                   " ", p.slot_meta[static_cast<std::size_t>(s)].shape,
+                   " is bound by no input of the program (bindings: ",
+                   env.empty() ? std::string("none") : bindings_text(env), ")");
+  }
+}
+
 // Plans every instruction whose operands' extents are known from the inputs:
 // all of them unless an extent comes from data. Errors name the instruction.
 std::shared_ptr<RunPlan> plan_run(const Program& p, const BoundRun& run) {
+  check_extents_bound(p, run.env);
   auto plan = std::make_shared<RunPlan>();
   plan->steps.resize(p.code.size());
   std::vector<TensorMeta> meta(static_cast<std::size_t>(p.num_slots()));
