@@ -43,7 +43,16 @@
 ///
 /// Derivatives with respect to a tensor the output does not depend on are
 /// zeros. Differentiating integer or bool values, or `grad` of a non-scalar
-/// or complex output, is a ValueError/DTypeError.
+/// or complex output, is a ValueError/DTypeError. A tangent or cotangent
+/// must have the dtype (else DTypeError) and the shape (else ShapeError) of
+/// the value it belongs to, checked when the derivative is traced: symbolic
+/// extents must be the same expressions (a cotangent `[m]` for an output
+/// `[n]` is rejected even though m might equal n when the program runs).
+///
+/// A traced derivative declares the inputs of the function it
+/// differentiates (`TracedTensor::declared_inputs`): the program compiled
+/// from `grad((x * 3).sum(), x)` takes `x` although it reads only its
+/// extents.
 
 #include <functional>
 #include <span>

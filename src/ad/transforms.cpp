@@ -54,10 +54,16 @@ void check_pair(const Value& primal, const Value& tangent, const char* op, const
            " tensor");
   TF_CHECK(tangent.dtype() == primal.dtype(), DTypeError, op, what, " has dtype ", tangent.dtype(),
            ", expected ", primal.dtype());
-  bool ok = tangent.shape().size() == primal.shape().size();
-  for (std::size_t i = 0; ok && i < tangent.shape().size(); ++i)
-    ok = !known_different(tangent.shape()[i], primal.shape()[i]);
-  TF_CHECK(ok, ShapeError, op, what, " has shape ", tangent.shape(), ", expected ", primal.shape());
+  // Extents must be equal at trace time, symbolic ones included: nothing
+  // checks them when the program runs (the derivative of a linear function
+  // has the tangent's shape), so [m] against [n] is rejected here.
+  bool ok = tangent.shape().size() == primal.shape().size(), symbolic = false;
+  for (std::size_t i = 0; ok && i < tangent.shape().size(); ++i) {
+    ok = known_equal(tangent.shape()[i], primal.shape()[i]);
+    symbolic = symbolic || !known_different(tangent.shape()[i], primal.shape()[i]);
+  }
+  TF_CHECK(ok, ShapeError, op, what, " has shape ", tangent.shape(), ", expected ", primal.shape(),
+           symbolic ? " (symbolic extents must be the same expressions: declare it with the same symbols)" : "");
 }
 
 Value accumulate(const Value& a, const Value& b) {
@@ -208,6 +214,21 @@ void check_scalar_loss(const Value& y, const char* op) {
            is_complex(y.dtype()) ? "; differentiate a real function of it (e.g. abs or real)" : "");
 }
 
+// The named inputs a traced computation involving `handles` reads or
+// declares, in first-seen order: the declared inputs of a derivative, so a
+// program compiled from it takes what the user traced (TracedTensor's
+// declared inputs).
+std::vector<Value> declared_inputs(const std::vector<const TracedTensor*>& handles) {
+  std::vector<Value> roots, out;
+  for (const TracedTensor* h : handles) {
+    roots.push_back(h->graph_value());
+    for (const Value& v : h->declared_inputs()) roots.push_back(v);
+  }
+  for (const auto& n : ad::topo(roots))
+    if (n->kind == NodeKind::input && !n->name.empty()) out.push_back(Value{n, 0});
+  return out;
+}
+
 }  // namespace
 
 std::vector<TracedTensor> grad(const TracedTensor& y, const std::vector<TracedTensor>& wrt) {
@@ -218,7 +239,10 @@ std::vector<TracedTensor> grad(const TracedTensor& y, const std::vector<TracedTe
   std::vector<Value> ys{y.graph_value()}, cts{one};
   std::vector<Value> g = ad::vjp(ys, cts, xs);
   std::vector<TracedTensor> out;
-  for (Value& v : g) out.emplace_back(std::move(v));
+  std::vector<const TracedTensor*> handles{&y};
+  for (const TracedTensor& x : wrt) handles.push_back(&x);
+  std::vector<Value> declared = declared_inputs(handles);
+  for (Value& v : g) out.emplace_back(std::move(v), declared);
   return out;
 }
 
@@ -228,14 +252,14 @@ TracedTensor grad(const TracedTensor& y, const TracedTensor& wrt) {
 
 TracedTensor vjp(const TracedTensor& y, const TracedTensor& wrt, const TracedTensor& cotangent) {
   std::vector<Value> ys{y.graph_value()}, cts{cotangent.graph_value()}, xs{wrt.graph_value()};
-  return TracedTensor(ad::vjp(ys, cts, xs)[0]);
+  return TracedTensor(ad::vjp(ys, cts, xs)[0], declared_inputs({&y, &wrt, &cotangent}));
 }
 
 TracedTensor jvp(const TracedTensor& y, const TracedTensor& wrt, const TracedTensor& tangent) {
   std::vector<Value> ys{y.graph_value()}, xs{wrt.graph_value()}, ts{tangent.graph_value()};
   TF_CHECK(is_float(y.dtype()), DTypeError, "jvp", "cannot differentiate a ", y.dtype(), " output");
   Value t = ad::jvp(ys, xs, ts)[0];
-  return TracedTensor(t.defined() ? t : vops::zeros_like(y.graph_value()));
+  return TracedTensor(t.defined() ? t : vops::zeros_like(y.graph_value()), declared_inputs({&y, &wrt, &tangent}));
 }
 
 TracedTensor hvp(const TracedTensor& y, const TracedTensor& x, const TracedTensor& v) {

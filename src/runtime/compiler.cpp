@@ -132,6 +132,15 @@ Program GraphCompiler::lower(const std::vector<TracedTensor>& outputs) {
     }
   }
   for (const TracedTensor& t : outputs) p.outputs.push_back(slot_of.at({t.graph_value().node.get(), t.graph_value().index}));
+  // Declared inputs the outputs do not read (e.g. those of a function whose
+  // gradient does not depend on them) stay inputs: a user binds what they traced.
+  for (const TracedTensor& t : outputs)
+    for (const Value& v : t.declared_inputs()) {
+      const Node* n = v.node.get();
+      TF_CHECK(n != nullptr && n->kind == NodeKind::input, ValueError, "compile",
+               "a declared input is not an input value");
+      if (done.insert(n).second) visit(n);
+    }
   return p;
 }
 

@@ -15,6 +15,7 @@
 #if TENFERRO_CONTRACT_AD
 #include "tenferro/ad.hpp"
 #include "tenferro/runtime.hpp"
+#include "tenferro/runtime/value_ops.hpp"
 #endif
 
 using namespace tenferro;
@@ -207,5 +208,113 @@ TEST(ErrorContract, Item17BackwardSeedDTypeIsDTypeError) {
   EXPECT_FALSE(x.grad().defined());
   backward(y, rt.tensor(f64s({3}, {1, 0, -1})));
   EXPECT_EQ(x.grad().value().to_vec_col_major<double>(), (std::vector<double>{2, 0, -6}));
+}
+#endif
+
+#if TENFERRO_CONTRACT_AD
+namespace {
+
+Runtime cpu_runtime(CpuBackend& cpu) { return Runtime::builder().register_engine(cpu_engine(cpu)).build(); }
+
+// Every pass configuration the item-4 test compiles with.
+std::vector<CompileOptions> pass_configurations() {
+  std::vector<CompileOptions> out{CompileOptions{}};
+  CompileOptions none{.constant_folding = false, .transpose_folding = false, .dot_dimension_sorting = false,
+                      .cse = false, .dce = false, .fusion = false, .buffer_reuse = false};
+  out.push_back(none);
+  CompileOptions no_fusion;
+  no_fusion.fusion = false;
+  out.push_back(no_fusion);
+  return out;
+}
+
+}  // namespace
+
+// Item 4: an extent no input binds gave a rank-0 result after fusion and an
+// internal error without it; it is a ShapeError naming the extent in every
+// pass configuration (run_compiled checks the program's extents once per
+// input signature).
+TEST(ErrorContract, Item04UnboundExtentIsShapeError) {
+  CpuBackend cpu;
+  Runtime rt = cpu_runtime(cpu);
+  // f64[n] with no input mentioning n.
+  TracedTensor free(vops::full({Dim("n")}, Scalar(1.0), DType::f64));
+  TracedTensor y = free * 3.0;
+  auto x = TracedTensor::input("x", DType::f64, {Dim("k")});
+  for (const CompileOptions& o : pass_configurations()) {
+    SCOPED_TRACE(o.fusion);
+    Program p = GraphCompiler(o).compile(y);
+    EXPECT_TRUE(throws_with<ShapeError>([&] { rt.run_compiled(p); },
+                                        {"run_compiled: instruction", "extent 'n'", "bound by no input",
+                                         "(bindings: none)"}));
+    Program q = GraphCompiler(o).compile({x.sum(), y});
+    EXPECT_TRUE(throws_with<ShapeError>([&] { rt.run_compiled(q, {{"x", f64s({2}, {1, 2})}}); },
+                                        {"extent 'n'", "(bindings: k=2)"}));
+    // A program whose input was removed by hand: the same error, not a rank-0 result.
+    Program g = GraphCompiler(o).compile(grad((x * 3.0).sum(), x));
+    g.inputs.clear();
+    g.renew_identity();
+    EXPECT_TRUE(throws_with<ShapeError>([&] { rt.run_compiled(g); }, {"extent 'k'", "bound by no input"}));
+  }
+  // The message of a constant extent that disagrees does not read "3 = 3".
+  auto c = TracedTensor::input("c", DType::f64, {Dim(3)});
+  Program p = GraphCompiler().compile(c * 2.0);
+  EXPECT_TRUE(throws_with<ShapeError>([&] { rt.run_compiled(p, {{"c", f64s({2}, {1, 2})}}); },
+                                      {"input 'c' has extent 2 on axis 0 but the program expects 3 (shape [3])"}));
+}
+
+// Item 5: a gradient program dropped the inputs it does not read, so
+// binding them failed with "no input named 'x'". Traced derivatives declare
+// the inputs of the function they differentiate.
+TEST(ErrorContract, Item05GradientProgramKeepsDeclaredInputs) {
+  CpuBackend cpu;
+  Runtime rt = cpu_runtime(cpu);
+  auto x = TracedTensor::input("x", DType::f64, {Dim("n")});
+  auto w = TracedTensor::input("w", DType::f64, {Dim("n")});
+  for (const CompileOptions& o : pass_configurations()) {
+    SCOPED_TRACE(o.fusion);
+    Program p = GraphCompiler(o).compile(grad((x * 3.0).sum(), x));
+    ASSERT_EQ(p.inputs.size(), 1u);
+    EXPECT_EQ(p.inputs[0].name, "x");
+    auto out = rt.run_compiled(p, {{"x", f64s({3}, {1, 2, 3})}});
+    EXPECT_EQ(out[0].to_vec_col_major<double>(), (std::vector<double>{3, 3, 3}));
+    out = rt.run_compiled(p, std::vector<Tensor>{f64s({2}, {5, 6})});  // by position
+    EXPECT_EQ(out[0].to_vec_col_major<double>(), (std::vector<double>{3, 3}));
+    EXPECT_TRUE(throws_with<ValueError>([&] { rt.run_compiled(p); }, {"run_compiled", "input 'x' is not bound"}));
+    // d/dw of sum(x * w) = x reads x only; w is still an input.
+    Program q = GraphCompiler(o).compile(grad((x * w).sum(), w));
+    ASSERT_EQ(q.inputs.size(), 2u);
+    out = rt.run_compiled(q, {{"x", f64s({2}, {4, 5})}, {"w", f64s({2}, {0, 0})}});
+    EXPECT_EQ(out[0].to_vec_col_major<double>(), (std::vector<double>{4, 5}));
+    // vjp and jvp declare their cotangent / tangent inputs too.
+    auto c = TracedTensor::input("c", DType::f64, {Dim("n")});
+    Program v = GraphCompiler(o).compile(vjp(x * 3.0, x, c));
+    EXPECT_EQ(v.inputs.size(), 2u);
+    out = rt.run_compiled(v, {{"x", f64s({2}, {4, 5})}, {"c", f64s({2}, {1, -1})}});
+    EXPECT_EQ(out[0].to_vec_col_major<double>(), (std::vector<double>{3, -3}));
+  }
+}
+
+// Item 6: a cotangent/tangent of another (symbolic) shape gave a
+// wrong-shaped result or an internal "multiply" error when run; it is a
+// ShapeError (DTypeError for the dtype) when the derivative is traced.
+TEST(ErrorContract, Item06TangentShapeAndDTypeAreChecked) {
+  auto x = TracedTensor::input("x", DType::f64, {Dim("n")});
+  auto m = TracedTensor::input("c", DType::f64, {Dim("m")});
+  auto c2 = TracedTensor::from_vec_col_major({2}, std::vector<double>{1, 2});
+  auto c32 = TracedTensor::input("c32", DType::f32, {Dim("n")});
+  EXPECT_TRUE(throws_with<ShapeError>([&] { vjp(x * 3.0, x, m); },
+                                      {"vjp", "cotangent has shape [m], expected [n]", "same symbols"}));
+  EXPECT_TRUE(throws_with<ShapeError>([&] { vjp(x * x, x, m); }, {"vjp", "cotangent has shape [m]"}));
+  EXPECT_TRUE(throws_with<ShapeError>([&] { jvp(x.sin(), x, m); }, {"jvp", "tangent has shape [m], expected [n]"}));
+  EXPECT_TRUE(throws_with<ShapeError>([&] { vjp(x * 3.0, x, c2); }, {"vjp", "cotangent has shape [2], expected [n]"}));
+  EXPECT_TRUE(throws_with<DTypeError>([&] { vjp(x * 3.0, x, c32); }, {"vjp", "cotangent has dtype f32, expected f64"}));
+  EXPECT_TRUE(throws_with<DTypeError>([&] { jvp(x * 3.0, x, c32); }, {"jvp", "tangent has dtype f32, expected f64"}));
+  auto x3 = TracedTensor::input("x3", DType::f64, {Dim(3)});
+  EXPECT_TRUE(throws_with<ShapeError>([&] { vjp(x3 * 3.0, x3, c2); }, {"vjp", "cotangent has shape [2], expected [3]"}));
+  // The same symbols are accepted.
+  auto c = TracedTensor::input("c", DType::f64, {Dim("n")});
+  EXPECT_NO_THROW(vjp(x * x, x, c));
+  EXPECT_NO_THROW(jvp(x * x, x, c));
 }
 #endif

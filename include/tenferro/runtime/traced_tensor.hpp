@@ -39,6 +39,22 @@ class TracedTensor : public TensorHandle<TracedTensor> {
 
   // Differentiation (grad, vjp, jvp, hvp) is in the layer above:
   // free functions of tenferro/ad.hpp, e.g. grad(y, x).
+
+  /// A traced value that declares `inputs` (named input values) as inputs of
+  /// any program compiled from it, whether or not it reads them. The AD
+  /// transforms return their results so, declaring the inputs of the
+  /// differentiated function: `compile(grad((x * 3).sum(), x))` takes `x`
+  /// (its data is unused, its extents bind the shape of the result).
+  /// Declarations belong to this handle: a value computed from it
+  /// (`grad(y, x) * 2`) keeps only the inputs it reads.
+  TracedTensor(Value v, std::vector<Value> declared_inputs)
+      : TensorHandle(std::move(v)), declared_inputs_(std::move(declared_inputs)) {}
+  /// The declared inputs (see the constructor above); the compiler appends
+  /// those the outputs do not read to the program's inputs, in this order.
+  const std::vector<Value>& declared_inputs() const { return declared_inputs_; }
+
+ private:
+  std::vector<Value> declared_inputs_;
 };
 
 }  // namespace tenferro
