@@ -202,20 +202,38 @@ Value einsum_value(std::string_view subscripts, const std::vector<Value>& operan
   return einsum_value(parse_einsum(subscripts, ranks_of(operands)), operands, options, extents, cache);
 }
 
+namespace {
+
+// The result declares its input operands (TracedTensor::declared_inputs):
+// an einsum with an empty operand is zeros and reads none of them, yet the
+// program compiled from it takes what was traced.
+TracedTensor traced_result(Value v, const std::vector<TracedTensor>& operands) {
+  std::vector<Value> declared;
+  for (const TracedTensor& t : operands) {
+    const Value& o = t.graph_value();
+    if (o.defined() && o.node->kind == NodeKind::input && !o.node->name.empty()) declared.push_back(o);
+    declared.insert(declared.end(), t.declared_inputs().begin(), t.declared_inputs().end());
+  }
+  return TracedTensor(std::move(v), std::move(declared));
+}
+
+}  // namespace
+
 TracedTensor einsum(std::string_view subscripts, const std::vector<TracedTensor>& operands,
                     const PathOptions& options, const SymbolicExtents& extents, EinsumCache* cache) {
-  return TracedTensor(einsum_value(subscripts, values_of(operands), options, extents, cache));
+  return traced_result(einsum_value(subscripts, values_of(operands), options, extents, cache), operands);
 }
 
 TracedTensor einsum(const std::vector<std::vector<std::int64_t>>& inputs, const std::vector<std::int64_t>& output,
                     const std::vector<TracedTensor>& operands, const PathOptions& options,
                     const SymbolicExtents& extents, EinsumCache* cache) {
-  return TracedTensor(einsum_value(einsum_spec(inputs, output), values_of(operands), options, extents, cache));
+  return traced_result(einsum_value(einsum_spec(inputs, output), values_of(operands), options, extents, cache),
+                       operands);
 }
 
 TracedTensor einsum(const EinsumSpec& spec, const std::vector<TracedTensor>& operands, const PathOptions& options,
                     const SymbolicExtents& extents, EinsumCache* cache) {
-  return TracedTensor(einsum_value(spec, values_of(operands), options, extents, cache));
+  return traced_result(einsum_value(spec, values_of(operands), options, extents, cache), operands);
 }
 
 EagerTensor einsum(std::string_view subscripts, const std::vector<EagerTensor>& operands,

@@ -318,3 +318,49 @@ TEST(ErrorContract, Item06TangentShapeAndDTypeAreChecked) {
   EXPECT_NO_THROW(jvp(x * x, x, c));
 }
 #endif
+#if TENFERRO_CONTRACT_EINSUM && TENFERRO_CONTRACT_AD
+// Item 13: traced einsum with a repeated label of extent 0 ("ii->i" on
+// [0, 0]) was reported to fail with an internal gather error. On this
+// branch it computes what eager einsum does, for constant and symbolic
+// extents, with its gradient; the program keeps the operand as an input
+// although an empty einsum reads none (it dropped it, like item 5).
+TEST(ErrorContract, Item13TracedEinsumRepeatedLabelOfExtentZero) {
+  CpuBackend cpu;
+  Runtime rt = cpu_runtime(cpu);
+  struct Case {
+    const char* subscripts;
+    Shape shape;
+  };
+  for (const Case& c : std::vector<Case>{{"ii->i", {0, 0}},
+                                         {"ii->", {0, 0}},
+                                         {"iij->j", {0, 0, 3}},
+                                         {"iij->ij", {0, 0, 3}},
+                                         {"jii->j", {2, 0, 0}},
+                                         {"ii->i", {2, 2}}}) {
+    SCOPED_TRACE(c.subscripts);
+    std::vector<double> v(static_cast<std::size_t>(shape_numel(c.shape, "test")));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i + 1);
+    const Tensor a = f64s(c.shape, v);
+    const Tensor want = einsum(c.subscripts, {a}, cpu);
+    SymShape constant, symbolic;
+    for (std::int64_t d : c.shape) constant.push_back(Dim(d));
+    for (std::size_t k = 0; k < c.shape.size(); ++k)  // the repeated label i is the symbol n
+      symbolic.push_back(c.subscripts[k] == 'i' ? Dim("n") : Dim(c.shape[k]));
+    for (const SymShape& s : {constant, symbolic}) {
+      SCOPED_TRACE(::testing::PrintToString(s));
+      auto x = TracedTensor::input("x", DType::f64, s);
+      TracedTensor y = einsum(c.subscripts, {x});
+      Program p = GraphCompiler().compile({y, grad(y.sum(), x)});
+      ASSERT_EQ(p.inputs.size(), 1u);
+      auto out = rt.run_compiled(p, {{"x", a}});
+      EXPECT_TRUE(tensors_equal(out[0], want));
+      EXPECT_EQ(out[1].shape(), c.shape);
+    }
+  }
+  // The gradient of sum(diag(x)) is the identity pattern.
+  auto x = TracedTensor::input("x", DType::f64, {Dim("n"), Dim("n")});
+  auto out = rt.run_compiled(GraphCompiler().compile(grad(einsum("ii->i", {x}).sum(), x)),
+                             {{"x", Tensor::zeros({2, 2}, DType::f64)}});
+  EXPECT_EQ(out[0].to_vec_col_major<double>(), (std::vector<double>{1, 0, 0, 1}));
+}
+#endif

@@ -83,6 +83,9 @@ struct SymbolicExtents {
 /// subscripts, wrong operand counts or ranks, ShapeError for constant
 /// extents that disagree, DTypeError for bool operands. `cache` (optional)
 /// serves repeated traces of one contraction without planning again.
+/// The result declares its input operands (`TracedTensor::declared_inputs`):
+/// an einsum with an empty operand is zeros and reads none of them, but the
+/// program compiled from it still takes them.
 TracedTensor einsum(std::string_view subscripts, const std::vector<TracedTensor>& operands,
                     const PathOptions& options = {}, const SymbolicExtents& extents = {},
                     EinsumCache* cache = nullptr);
