@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <complex>
 
 #include "common.hpp"
 #include "ops.hpp"
@@ -93,12 +94,23 @@ template <class T>
 int expm(std::int64_t n, ExpWorkspace<T>& ws, T* out) {
   using R = real_t<T>;
   T* a = ws.a.data();
-  double norm1 = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
-    double col = 0;
-    for (std::int64_t i = 0; i < n; ++i) col += static_cast<double>(std::abs(a[i + j * n]));
-    norm1 = std::max(norm1, col);
+  // The 1-norm as amax * inner (amax = the largest |re| or |im|, inner = the
+  // largest column sum of |a_ij| / amax, at most sqrt(2) n), so a finite
+  // input whose norm overflows (2 x 2 of 1.7e308) still gets a finite
+  // log2 ||A||_1 and its number of squarings; forming the sum directly gave
+  // inf, an undefined int conversion and the identity as the result.
+  double amax = 0;
+  for (std::int64_t i = 0; i < n * n; ++i) {
+    amax = std::max(amax, static_cast<double>(std::abs(std::real(a[i]))));
+    amax = std::max(amax, static_cast<double>(std::abs(std::imag(a[i]))));
   }
+  double inner = 0;
+  for (std::int64_t j = 0; amax > 0 && j < n; ++j) {
+    double col = 0;
+    for (std::int64_t i = 0; i < n; ++i) col += std::abs(static_cast<std::complex<double>>(a[i + j * n]) / amax);
+    inner = std::max(inner, col);
+  }
+  const double norm1 = amax * inner;  // may be inf; only compared
   constexpr bool single = std::is_same_v<R, float>;
   const PadeDegree* degrees = single ? kSingleDegrees.data() : kDoubleDegrees.data();
   const std::size_t ndeg = single ? kSingleDegrees.size() : kDoubleDegrees.size();
@@ -110,9 +122,11 @@ int expm(std::int64_t n, ExpWorkspace<T>& ws, T* out) {
       break;
     }
   if (deg.m == degrees[ndeg - 1].m && norm1 > deg.theta) {
-    s = static_cast<int>(std::ceil(std::log2(norm1 / deg.theta)));
-    const R scale = std::ldexp(R(1), -s);
-    for (std::int64_t i = 0; i < n * n; ++i) a[i] *= scale;
+    s = static_cast<int>(std::ceil(std::log2(amax) + std::log2(inner) - std::log2(deg.theta)));
+    // A / 2^s in two exact power-of-two steps (2^-s alone underflows for s
+    // beyond the exponent range, e.g. s = 1030 for a huge f64 norm).
+    const R lo = std::ldexp(R(1), -(s / 2)), hi = std::ldexp(R(1), -(s - s / 2));
+    for (std::int64_t i = 0; i < n * n; ++i) a[i] = (a[i] * lo) * hi;
   }
   const std::array<double, 14> c = pade_coefficients(deg.m);
   auto C = [&](int j) { return c[static_cast<std::size_t>(j)]; };

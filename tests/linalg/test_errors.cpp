@@ -353,3 +353,37 @@ TEST(LinalgErrors, LuSolvePivots) {
 
 }  // namespace
 }  // namespace tenferro
+
+namespace tenferro {
+namespace {
+
+// Issue 21, item 7: the 1-norm of a finite input overflowed (2 x 2 of
+// 1.7e308), the number of squarings became an undefined int conversion and
+// the result was the identity. The norm is formed without overflow, so the
+// scaling goes on: exp(N) = I + N for N nilpotent (exact, hand value), and
+// +inf where exp overflows.
+TEST(ErrorContract, Item07MatrixExpOfOverflowingNormIsComputed) {
+  const double a = 1.7e308;
+  // N = a (e1 + e2) e3^T, N^2 = 0, ||N||_1 = 2a overflows.
+  Tensor n3 = Tensor::from_vec_col_major<double>({3, 3}, {0, 0, 0, 0, 0, 0, a, a, 0});
+  EXPECT_EQ(linalg::matrix_exp(n3, cpu()).to_vec_col_major<double>(),
+            (std::vector<double>{1, 0, 0, 0, 1, 0, a, a, 1}));
+  // [[a, a], [a, a]] has eigenvalues 0 and 2a: exp = I + (e^{2a} - 1) / (2a) A, all +inf.
+  Tensor full = Tensor::from_vec_col_major<double>({2, 2}, {a, a, a, a});
+  for (double v : linalg::matrix_exp(full, cpu()).to_vec_col_major<double>()) EXPECT_EQ(v, linalg::kInf);
+  EXPECT_EQ(full.to_vec_col_major<double>(), (std::vector<double>{a, a, a, a}));  // input unchanged
+  // f32 and complex take the same path: 3.4e38 in f32, a complex entry whose modulus overflows.
+  const float af = 3.0e38f;
+  Tensor n3f = Tensor::from_vec_col_major<float>({3, 3}, {0, 0, 0, 0, 0, 0, af, af, 0});
+  EXPECT_EQ(linalg::matrix_exp(n3f, cpu()).to_vec_col_major<float>(),
+            (std::vector<float>{1, 0, 0, 0, 1, 0, af, af, 1}));
+  using C = std::complex<double>;
+  Tensor n2c = Tensor::from_vec_col_major<C>({2, 2}, {C(0), C(0), C(a, a), C(0)});
+  EXPECT_EQ(linalg::matrix_exp(n2c, cpu()).to_vec_col_major<C>(), (std::vector<C>{C(1), C(0), C(a, a), C(1)}));
+  // Non-finite input stays a ValueError.
+  Tensor bad = Tensor::from_vec_col_major<double>({2, 2}, {1, linalg::kInf, 0, 1});
+  EXPECT_TRUE(testing::throws_with<ValueError>([&] { linalg::matrix_exp(bad, cpu()); }, {"linalg.matrix_exp"}));
+}
+
+}  // namespace
+}  // namespace tenferro

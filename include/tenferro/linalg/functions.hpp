@@ -53,7 +53,12 @@ using TypedSlogdetResult = BasicSlogdetResult<TypedTensor<T>, TypedTensor<real_t
 SlogdetResult slogdet(const Tensor& a, Backend& backend);
 
 /// Matrix exponential by scaling and squaring with a Pade approximant of
-/// degree 3..13 chosen from the 1-norm (Higham 2005).
+/// degree 3..13 chosen from the 1-norm (Higham 2005). Non-finite input is a
+/// ValueError. Finite input is always computed, even when its 1-norm
+/// overflows (the norm is formed as max|a_ij| times a bounded sum): the
+/// result is then exp(a) where it is representable (exactly I + N for a
+/// nilpotent N with N^2 = 0) and +-inf or NaN where it overflows, never a
+/// silent identity.
 /// ```cpp
 /// Tensor e = linalg::matrix_exp(a, cpu);
 /// ```
