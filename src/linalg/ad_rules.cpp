@@ -292,13 +292,37 @@ std::vector<Value> inv_jvp(const NoFamilyAttrs&, std::span<const Value>, std::sp
   return {neg(matmul(out[0], matmul(t[0], out[0])))};
 }
 
+Value eye_like(const Value& x, const Dim& n);
+
 // tr(a^-1 da) = sum(a^-T o da).
 Value trace_inv_times(const Value& a, const Value& da) { return axes01_sum(mul(mT(inv(a)), da)); }
+
+// Note [det derivative]: d det(a) = tr(adj(a) da) = sum(adj(a)^T o da), with
+// adj(a) the adjugate: det(a) a^-1 for an invertible a. At a singular a the
+// derivative is still defined: from a = U S V^H,
+//   adj(a) = adj(V^H) adj(S) adj(U) = det(U) det(V^H) V diag(p) U^H,
+// p_i = prod_{j != i} s_j (nonzero only at rank n - 1). Both forms are
+// traced and `where` picks one per batch member (det != 0: the inverse);
+// inv sees the identity in place of a singular member, so it never fails
+// (it threw "linalg.inv: ... singular" for the gradient of det there).
+Value adjugate(const Value& a, const Value& d) {
+  DimVec batch;
+  for (std::int64_t i = 2; i < a.ndim(); ++i) batch.push_back(i);
+  Value nonsingular = broadcast_in_dim(compare(d, zeros_like(d), Dir::NE), a.shape(), batch);
+  Value eye = eye_like(a, a.shape()[0]);
+  Value via_inv = mul(broadcast_in_dim(d, a.shape(), batch), inv(where(nonsingular, a, eye)));
+  auto f = svd_for_values(a);
+  Value sj = spread(convert(f.s, a.dtype()), false);  // (i, j) = s_j
+  Value p = prod(add(sub(sj, band(sj, 0, 0)), eye_like(sj, sj.shape()[0])), {1});  // prod_{j != i} s_j
+  Value phase = broadcast_in_dim(mul(det(f.u), det(f.vh)), a.shape(), batch);
+  Value via_svd = mul(phase, matmul(scale_cols(adj(f.vh), p), adj(f.u)));
+  return where(nonsingular, via_inv, via_svd);
+}
 
 std::vector<Value> det_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
                            std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
-  return {mul(out[0], trace_inv_times(in[0], t[0]))};
+  return {axes01_sum(mul(mT(adjugate(in[0], out[0])), t[0]))};
 }
 
 std::vector<Value> slogdet_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value> out,

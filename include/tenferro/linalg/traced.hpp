@@ -18,7 +18,7 @@
 /// EagerRuntime rt(cpu);
 /// auto x = rt.tensor(Tensor::normal({4, 4}, DType::f64, 1)).requires_grad();
 /// auto y = linalg::det(x);
-/// backward(y);                                 // x.grad() = det(x) inv(x)^T
+/// backward(y);                                 // x.grad() = adj(x)^T = det(x) inv(x)^T
 /// ```
 /// A runtime that runs such programs is given the family explicitly:
 /// `Runtime::builder().register_engine(cpu_engine(cpu)).register_family(linalg::family())`.
@@ -203,6 +203,11 @@ template <Handle H>
 H inv(const H& a) {
   return H(linalg::inv(a.graph_value()));
 }
+/// Its derivative is tr(adj(x) dx) with the adjugate adj(x) (Note [det
+/// derivative] in src/linalg/ad_rules.cpp): det(x) inv(x) for an invertible
+/// x, from the SVD at a singular one (there it is not an error; it is 0
+/// below rank n - 1). The rule traces both forms, so a det gradient also
+/// computes an SVD.
 /// ```cpp
 /// auto d = linalg::det(x);          // rank 0 (or [batch...])
 /// ```
@@ -210,6 +215,9 @@ template <Handle H>
 H det(const H& a) {
   return H(linalg::det(a.graph_value()));
 }
+/// The derivative of logabsdet is tr(inv(x) dx): at a singular x, where
+/// logabsdet is -inf, it is not defined and evaluating it is the LinalgError
+/// of linalg.inv.
 /// ```cpp
 /// auto [sign, logabsdet] = linalg::slogdet(x);
 /// ```
