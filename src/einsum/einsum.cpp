@@ -142,7 +142,7 @@ namespace {
 // plan sees dense operands in logical order whatever their layout.
 Tensor eager(const EinsumSpec& spec, const std::vector<Tensor>& operands, Backend& backend,
              const PathOptions& options, EinsumCache* cache) {
-  TF_CHECK(operands.size() == spec.inputs.size(), ValueError, "einsum", "subscripts \"", spec.text, "\" name ",
+  TF_CHECK(operands.size() == spec.inputs.size(), ValueError, "einsum", "subscripts \"", einsum_echo(spec.text), "\" name ",
            spec.inputs.size(), " operands but ", operands.size(), " were given");
   EinsumSpec viewed = spec;
   std::vector<Tensor> in;
@@ -153,7 +153,7 @@ Tensor eager(const EinsumSpec& spec, const std::vector<Tensor>& operands, Backen
     const Tensor& t = operands[k];
     TF_CHECK(t.defined(), ValueError, "einsum", "operand ", k, " is an undefined tensor");
     TF_CHECK(t.ndim() == static_cast<std::int64_t>(spec.inputs[k].size()), ValueError, "einsum", "operand ", k,
-             " has shape ", t.shape(), " (rank ", t.ndim(), ") but its subscripts in \"", spec.text, "\" name ",
+             " has shape ", t.shape(), " (rank ", t.ndim(), ") but its subscripts in \"", einsum_echo(spec.text), "\" name ",
              spec.inputs[k].size(), " axes");
     DimVec perm(static_cast<std::size_t>(t.ndim()));
     std::iota(perm.begin(), perm.end(), 0);

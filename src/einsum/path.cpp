@@ -66,7 +66,7 @@ DimVec choose_slices(const EinsumSpec& spec, const detail::Network& net, const d
       }
     }
     TF_CHECK(best >= 0, ValueError, "einsum_path", "memory limit of ", cap,
-             " elements cannot be met for \"", spec.text, "\": an intermediate of ", inner,
+             " elements cannot be met for \"", einsum_echo(spec.text), "\": an intermediate of ", inner,
              " elements remains after slicing every summed label that helps");
     slices *= cur.size[static_cast<std::size_t>(best)];
     cur.size[static_cast<std::size_t>(best)] = 1;
@@ -108,7 +108,7 @@ ContractionPath einsum_path(const EinsumSpec& spec, const std::vector<Shape>& sh
         break;
       case PathOptimizer::optimal: {
         TF_CHECK(n <= detail::kMaxOptimalTerms, ValueError, "einsum_path", "the optimal optimizer ",
-                 "handles at most ", detail::kMaxOptimalTerms, " operands, \"", spec.text, "\" has ", n,
+                 "handles at most ", detail::kMaxOptimalTerms, " operands, \"", einsum_echo(spec.text), "\" has ", n,
                  "; use greedy or annealing");
         detail::DpResult dp = detail::optimal_order(net.terms, net.output, net.size, cap);
         if (!dp.feasible) dp = detail::optimal_order(net.terms, net.output, net.size, 0);  // then slice

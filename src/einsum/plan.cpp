@@ -696,7 +696,7 @@ EinsumPlan EinsumPlanBuilder::build() {
   dtype_ = dtypes_[0];
   for (std::size_t k = 0; k < dtypes_.size(); ++k) {
     TF_CHECK(kNumericDTypes.contains(dtypes_[k]), DTypeError, "einsum", "operand ", k, " has dtype ",
-             dtypes_[k], " (expected one of ", kNumericDTypes, ") in \"", spec_.text, "\"");
+             dtypes_[k], " (expected one of ", kNumericDTypes, ") in \"", einsum_echo(spec_.text), "\"");
     dtype_ = promote_types(dtype_, dtypes_[k]);
   }
   ssa_ = detail::ssa_from_linear(path_.pairs, n);
@@ -706,9 +706,9 @@ EinsumPlan EinsumPlanBuilder::build() {
   for (std::size_t i = 0; i < path_.sliced_labels.size(); ++i) {
     std::int64_t l = path_.sliced_labels[i];
     TF_CHECK(l >= 0 && l < spec_.num_labels(), ValueError, "einsum", "sliced label id ", l,
-             " is out of range [0, ", spec_.num_labels(), ") for \"", spec_.text, "\"");
+             " is out of range [0, ", spec_.num_labels(), ") for \"", einsum_echo(spec_.text), "\"");
     TF_CHECK(!contains(spec_.output, l), ValueError, "einsum", "sliced label '", spec_.label_text(l),
-             "' is an output label of \"", spec_.text, "\"; only summed labels can be sliced");
+             "' is an output label of \"", einsum_echo(spec_.text), "\"; only summed labels can be sliced");
     TF_CHECK(std::count(path_.sliced_labels.begin(), path_.sliced_labels.end(), l) == 1, ValueError, "einsum",
              "sliced label '", spec_.label_text(l), "' is listed twice");
     sliced_extents.push_back(sizes_[static_cast<std::size_t>(l)]);

@@ -61,13 +61,35 @@ std::string codepoint_name(std::uint32_t cp) {
   return s;
 }
 
+// Code points of UTF-8 text (bytes that do not continue a sequence), and the
+// byte offset of code point k (text.size() past the end).
+std::size_t code_points(std::string_view text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+std::size_t byte_of(std::string_view text, std::size_t k) {
+  std::size_t seen = 0;
+  for (std::size_t b = 0; b < text.size(); ++b)
+    if ((static_cast<unsigned char>(text[b]) & 0xC0) != 0x80 && seen++ == k) return b;
+  return text.size();
+}
+
 // A parse error: names the problem, the position (in code points) and shows
-// the text with a caret under the offending character.
+// the text with a caret under the offending character (around it, for
+// long text: at most 40 code points either side).
 [[noreturn]] void syntax_error(std::string_view text, std::size_t pos, const std::string& what) {
-  std::string caret(pos + 3, ' ');
+  const std::size_t n = code_points(text);
+  std::size_t from = 0, to = n;
+  if (n > kEinsumEchoCodePoints) {
+    from = pos > 40 ? pos - 40 : 0;
+    to = std::min(n, pos + 41);
+  }
+  const std::string lead = from > 0 ? "..." : "";
+  const std::size_t b0 = byte_of(text, from), b1 = byte_of(text, to);
+  std::string caret(pos - from + 3 + lead.size(), ' ');
   caret += '^';
-  TF_THROW(ValueError, kOp, what, " at position ", pos, " of subscripts \"", printable(text),
-           "\"\n  \"", printable(text), "\"\n", caret);
+  TF_THROW(ValueError, kOp, what, " at position ", pos, " of subscripts \"", einsum_echo(text), "\"\n  \"", lead,
+           printable(text.substr(b0, b1 - b0)), to < n ? "..." : "", "\"\n", caret);
 }
 
 struct CodePoint {
@@ -226,6 +248,14 @@ std::string render_int_lists(const std::vector<std::vector<std::int64_t>>& input
 
 }  // namespace
 
+std::string einsum_echo(std::string_view text) {
+  const std::size_t n = code_points(text);
+  if (n <= kEinsumEchoCodePoints) return printable(text);
+  const std::size_t head = byte_of(text, 60), tail = byte_of(text, n - 40);
+  return detail::str(printable(text.substr(0, head)), "...(", n - 100, " more code points)...",
+                     printable(text.substr(tail)));
+}
+
 std::string EinsumSpec::label_text(std::int64_t id) const {
   TF_CHECK(id >= 0 && id < num_labels(), IndexError, kOp, "label id ", id, " is out of range [0, ",
            num_labels(), ")");
@@ -258,7 +288,7 @@ std::string EinsumSpec::to_string() const {
 
 EinsumSpec parse_einsum(std::string_view subscripts, const std::vector<std::int64_t>& ranks) {
   Parsed p = tokenize(subscripts);
-  const std::string shown = printable(subscripts);
+  const std::string shown = einsum_echo(subscripts);
   TF_CHECK(p.inputs.size() == ranks.size(), ValueError, kOp, "subscripts \"", shown, "\" name ",
            p.inputs.size(), " operand", p.inputs.size() == 1 ? "" : "s", " but ", ranks.size(),
            " operand", ranks.size() == 1 ? " was" : "s were", " given");
@@ -270,12 +300,12 @@ EinsumSpec parse_einsum(std::string_view subscripts, const std::vector<std::int6
     TF_CHECK(ranks[k] >= 0, ValueError, kOp, "operand ", k, " has negative rank ", ranks[k]);
     if (t.has_ellipsis()) {
       TF_CHECK(m <= ranks[k], ValueError, kOp, "operand ", k, " has rank ", ranks[k],
-               ", fewer axes than the ", m, " labels of its subscripts '", term_text(t),
+               ", fewer axes than the ", m, " labels of its subscripts '", einsum_echo(term_text(t)),
                "' in \"", shown, "\"");
       ellipsis_rank = std::max(ellipsis_rank, ranks[k] - m);
     } else {
       TF_CHECK(m == ranks[k], ValueError, kOp, "operand ", k, " has rank ", ranks[k],
-               " but its subscripts '", term_text(t), "' name ", m, " ax", m == 1 ? "is" : "es",
+               " but its subscripts '", einsum_echo(term_text(t)), "' name ", m, " ax", m == 1 ? "is" : "es",
                " in \"", shown, "\"", ranks[k] > m ? " (use '...' for broadcast axes)" : "");
     }
   }
@@ -352,7 +382,7 @@ EinsumSpec int_spec(const std::vector<std::vector<std::int64_t>>& inputs,
     for (std::size_t i = 0; i < inputs[k].size(); ++i) {
       std::int64_t name = inputs[k][i];
       TF_CHECK(name >= 0, ValueError, kOp, "label ", name, " (operand ", k, ", axis ", i,
-               ") is negative; integer labels must be >= 0 in ", spec.text);
+               ") is negative; integer labels must be >= 0 in ", einsum_echo(spec.text));
       auto [it, inserted] = id_of.emplace(name, spec.num_labels());
       if (inserted) spec.names.push_back(name);
       labels.push_back(it->second);
@@ -364,10 +394,10 @@ EinsumSpec int_spec(const std::vector<std::vector<std::int64_t>>& inputs,
     for (std::size_t i = 0; i < output->size(); ++i) {
       std::int64_t name = (*output)[i];
       TF_CHECK(std::count(output->begin(), output->end(), name) == 1, ValueError, kOp,
-               "output label ", name, " appears more than once in ", spec.text);
+               "output label ", name, " appears more than once in ", einsum_echo(spec.text));
       auto it = id_of.find(name);
       TF_CHECK(it != id_of.end(), ValueError, kOp, "output label ", name,
-               " (output axis ", i, ") does not appear in any operand of ", spec.text);
+               " (output axis ", i, ") does not appear in any operand of ", einsum_echo(spec.text));
       spec.output.push_back(it->second);
     }
   } else {
@@ -390,7 +420,7 @@ EinsumSpec einsum_spec(const std::vector<std::vector<std::int64_t>>& inputs) {
 
 std::vector<std::int64_t> einsum_label_sizes(const EinsumSpec& spec,
                                              const std::vector<Shape>& shapes) {
-  TF_CHECK(shapes.size() == spec.inputs.size(), ValueError, kOp, "subscripts \"", spec.text,
+  TF_CHECK(shapes.size() == spec.inputs.size(), ValueError, kOp, "subscripts \"", einsum_echo(spec.text),
            "\" name ", spec.inputs.size(), " operands but ", shapes.size(), " were given");
   struct Seen {
     std::int64_t extent = 1;
@@ -401,7 +431,7 @@ std::vector<std::int64_t> einsum_label_sizes(const EinsumSpec& spec,
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     const DimVec& labels = spec.inputs[k];
     TF_CHECK(shapes[k].size() == labels.size(), ShapeError, kOp, "operand ", k, " has shape ",
-             shapes[k], " (rank ", shapes[k].size(), ") but its subscripts in \"", spec.text,
+             shapes[k], " (rank ", shapes[k].size(), ") but its subscripts in \"", einsum_echo(spec.text),
              "\" name ", labels.size(), " axes");
     for (std::size_t i = 0; i < labels.size(); ++i) {
       std::int64_t n = shapes[k][i];
@@ -410,13 +440,13 @@ std::vector<std::int64_t> einsum_label_sizes(const EinsumSpec& spec,
         TF_CHECK(labels[j] != labels[i] || shapes[k][j] == n, ShapeError, kOp, "label '",
                  spec.label_text(labels[i]), "' is repeated in operand ", k, " (shape ", shapes[k],
                  ") with extents ", shapes[k][j], " (axis ", j, ") and ", n, " (axis ", i,
-                 ") in \"", spec.text, "\"; a diagonal needs equal extents");
+                 ") in \"", einsum_echo(spec.text), "\"; a diagonal needs equal extents");
       Seen& s = seen[static_cast<std::size_t>(labels[i])];
       if (n == 1) continue;
       TF_CHECK(!s.any || s.extent == n, ShapeError, kOp, "label '", spec.label_text(labels[i]),
                "' has extent ", s.extent, " in operand ", s.operand, " (axis ", s.axis, ", shape ",
                shapes[s.operand], ") but ", n, " in operand ", k, " (axis ", i, ", shape ",
-               shapes[k], ") in \"", spec.text, "\"; extents of one label must agree or be 1");
+               shapes[k], ") in \"", einsum_echo(spec.text), "\"; extents of one label must agree or be 1");
       s = {n, k, i, true};
     }
   }

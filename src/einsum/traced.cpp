@@ -31,14 +31,14 @@ std::int64_t planning_extent(const Dim& d, const SymbolicExtents& ext) {
 
 LabelExtents label_extents(const EinsumSpec& spec, const std::vector<SymShape>& shapes,
                            const SymbolicExtents& ext) {
-  TF_CHECK(shapes.size() == spec.inputs.size(), ValueError, "einsum", "subscripts \"", spec.text, "\" name ",
+  TF_CHECK(shapes.size() == spec.inputs.size(), ValueError, "einsum", "subscripts \"", einsum_echo(spec.text), "\" name ",
            spec.inputs.size(), " operands but ", shapes.size(), " were given");
   const std::size_t nl = static_cast<std::size_t>(spec.num_labels());
   std::vector<Dim> constant(nl), symbolic(nl);
   std::vector<char> has_constant(nl, 0), has_symbolic(nl, 0);
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     TF_CHECK(shapes[k].size() == spec.inputs[k].size(), ValueError, "einsum", "operand ", k, " has shape ",
-             shapes[k], " (rank ", shapes[k].size(), ") but its subscripts in \"", spec.text, "\" name ",
+             shapes[k], " (rank ", shapes[k].size(), ") but its subscripts in \"", einsum_echo(spec.text), "\" name ",
              spec.inputs[k].size(), " axes");
     for (std::size_t i = 0; i < shapes[k].size(); ++i) {
       const std::size_t l = static_cast<std::size_t>(spec.inputs[k][i]);
@@ -190,7 +190,7 @@ Value einsum_value(const EinsumSpec& spec, const std::vector<Value>& operands, c
   for (auto l : plan->sliced_labels()) {
     const Dim& d = ext.dims[static_cast<std::size_t>(l)];
     TF_CHECK(d.is_constant(), ValueError, "einsum", "the memory limit slices label '", spec.label_text(l),
-             "' of \"", spec.text, "\", whose extent ", d,
+             "' of \"", einsum_echo(spec.text), "\", whose extent ", d,
              " is symbolic; only labels of constant extent can be sliced in a traced einsum");
   }
   ValueEmitter emit{ext.dims};

@@ -43,6 +43,21 @@ struct Resolved {
   DimVec lengths;
 };
 
+// The working shape of a transform (x fitted to the lengths along the axes)
+// in the complex dtype of x's precision must fit in int64 elements and in
+// size_t bytes: else a ValueError naming the transform, not the allocator
+// ("empty: shape [...] overflows the address space" for fft with n = 2^62).
+Resolved checked(Resolved r, const Tensor& x, const char* op) {
+  Shape work = x.shape();
+  for (std::size_t i = 0; i < r.axes.size(); ++i) work[static_cast<std::size_t>(r.axes[i])] = r.lengths[i];
+  const DType c = complex_dtype(x.dtype());
+  std::size_t bytes = 0;
+  TF_CHECK(!__builtin_mul_overflow(static_cast<std::size_t>(shape_numel(work, op)), dtype_size(c), &bytes),
+           ValueError, op, "transform lengths ", r.lengths, " along axes ", r.axes, " of input ", x.dtype(),
+           x.shape(), " need a ", c, work, " buffer, more bytes than fit in memory");
+  return r;
+}
+
 Resolved resolve(const Tensor& x, const NdOptions& o, bool two_d, bool inverse_real,
                  const char* op) {
   Resolved r;
@@ -80,7 +95,7 @@ Resolved resolve(const Tensor& x, const NdOptions& o, bool two_d, bool inverse_r
                2 * (m - 1), "; pass the output length");
     }
   }
-  return r;
+  return checked(std::move(r), x, op);
 }
 
 // Crops (a view) or zero-pads axis `axis` of `x` to `n` entries.
@@ -146,7 +161,7 @@ Resolved resolve_1d(const Tensor& x, const Options& o, bool inverse_real, const 
   } else {
     r.lengths = {x.size(r.axes[0])};
   }
-  return r;
+  return checked(std::move(r), x, op);
 }
 
 Tensor c2c_1d(const Tensor& x, Backend& b, const Options& o, FftType type, const char* op) {

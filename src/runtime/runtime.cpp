@@ -88,8 +88,12 @@ std::string bindings_text(const DimBindings& env) {
 
 // Binds a symbolic shape to a concrete one (Dim symbols get values; other
 // extents must agree).
-void bind_shape(const SymShape& sym, const Shape& actual, DimBindings& env, const std::string& what) {
-  TF_CHECK(sym.size() == actual.size(), ShapeError, "run_compiled", what, " has shape ", actual,
+// `op` heads the message: "run_compiled" for inputs, the instruction's name
+// for a family output (whose error context then adds "run_compiled:
+// instruction %k = " once, not a second "run_compiled:").
+void bind_shape(const SymShape& sym, const Shape& actual, DimBindings& env, const std::string& what,
+                const std::string& op = "run_compiled") {
+  TF_CHECK(sym.size() == actual.size(), ShapeError, op, what, " has shape ", actual,
            " but the program expects rank ", sym.size(), " ", sym);
   for (std::size_t i = 0; i < sym.size(); ++i) {
     const Dim& d = sym[i];
@@ -99,7 +103,7 @@ void bind_shape(const SymShape& sym, const Shape& actual, DimBindings& env, cons
     }
     std::int64_t want = d.evaluate(env);
     // "expects n = 3" for a symbolic extent, "expects 3" for a constant one.
-    TF_CHECK(want == actual[i], ShapeError, "run_compiled", what, " has extent ", actual[i], " on axis ", i,
+    TF_CHECK(want == actual[i], ShapeError, op, what, " has extent ", actual[i], " on axis ", i,
              " but the program expects ", d, d.is_constant() ? "" : detail::str(" = ", want), " (shape ", sym,
              env.empty() ? std::string() : detail::str(", bindings so far ", bindings_text(env)), ")");
   }
@@ -483,7 +487,7 @@ class Executor {
     std::vector<Tensor> out = call_family(*ins.family, providers, ins.family_attrs, in_, backend_);
     for (std::size_t k = 0; k < out.size(); ++k) {
       bind_shape(p_.slot_meta[static_cast<std::size_t>(ins.outputs[k])].shape, out[k].shape(), env_,
-                 detail::str("output ", k));
+                 detail::str("output ", k), ins.name());
       slot(ins.outputs[k]) = std::move(out[k]);
     }
   }

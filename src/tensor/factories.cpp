@@ -6,17 +6,28 @@
 
 namespace tenferro {
 
-Tensor Tensor::empty(const Shape& shape, DType dtype) {
-  std::int64_t n = shape_numel(shape, "empty");
+// Every factory allocates here, so a bad shape is reported under the
+// factory's own name ("zeros: negative extent -1 ...", not "empty: ...").
+Tensor Tensor::allocate_host(const Shape& shape, DType dtype, const char* op) {
+  std::int64_t n = shape_numel(shape, op);
   std::size_t bytes = 0;
   TF_CHECK(!__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes),
-           ValueError, "empty", "shape ", shape, " of ", dtype, " overflows the address space");
+           ValueError, op, "shape ", shape, " of ", dtype, " overflows the address space");
   return Tensor(Storage::allocate_host(bytes), dtype, shape, col_major_strides(shape), 0);
 }
 
-Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) {
-  Tensor t = empty(shape, dtype);
-  visit_dtype(dtype, "full", [&]<class T>() {
+std::int64_t Tensor::check_value_count(const Shape& shape, std::size_t count, const char* op) {
+  std::int64_t n = shape_numel(shape, op);
+  TF_CHECK(static_cast<std::uint64_t>(count) == static_cast<std::uint64_t>(n), ShapeError, op, "shape ", shape,
+           " needs ", n, " values, got ", count);
+  return n;
+}
+
+Tensor Tensor::empty(const Shape& shape, DType dtype) { return allocate_host(shape, dtype, "empty"); }
+
+Tensor Tensor::filled(const Shape& shape, Scalar value, DType dtype, const char* op) {
+  Tensor t = allocate_host(shape, dtype, op);
+  visit_dtype(dtype, op, [&]<class T>() {
     T v = value.to<T>();
     T* p = static_cast<T*>(t.data_ptr());
     std::int64_t n = t.numel();
@@ -25,18 +36,21 @@ Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) {
   return t;
 }
 
+Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) { return filled(shape, value, dtype, "full"); }
+
 Tensor Tensor::zeros(const Shape& shape, DType dtype) {
-  Tensor t = empty(shape, dtype);
+  Tensor t = allocate_host(shape, dtype, "zeros");
   if (t.data_ptr()) std::memset(t.data_ptr(), 0, t.storage()->nbytes());
   return t;
 }
 
-Tensor Tensor::ones(const Shape& shape, DType dtype) { return full(shape, Scalar(1), dtype); }
+Tensor Tensor::ones(const Shape& shape, DType dtype) { return filled(shape, Scalar(1), dtype, "ones"); }
 
 Tensor Tensor::eye(std::int64_t n, DType dtype) { return eye(n, n, dtype); }
 
 Tensor Tensor::eye(std::int64_t n, std::int64_t m, DType dtype) {
-  Tensor t = zeros({n, m}, dtype);
+  Tensor t = allocate_host({n, m}, dtype, "eye");
+  if (t.data_ptr()) std::memset(t.data_ptr(), 0, t.storage()->nbytes());
   visit_dtype(dtype, "eye", [&]<class T>() {
     T* p = static_cast<T*>(t.data_ptr());
     for (std::int64_t i = 0; i < std::min(n, m); ++i) p[i + i * n] = Scalar(1).to<T>();

@@ -425,3 +425,21 @@ TEST(FftProvider, ThreadedExecution) {
     set_num_threads(threads);
   });
 }
+// Issue 21, item 18: a transform length whose buffer cannot exist was
+// reported by the allocator as "empty: ..."; it is a ValueError naming the
+// transform and the lengths.
+TEST(ErrorContract, Item18FftHugeLengthNamesTheTransform) {
+  CpuBackend be;
+  const Tensor z = Tensor::zeros({4}, DType::c128), r = Tensor::zeros({4}, DType::f64);
+  const std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  for (std::int64_t n : {kMax, std::int64_t{1} << 62, std::int64_t{1} << 60}) {
+    SCOPED_TRACE(n);
+    EXPECT_TRUE(throws_with<ValueError>([&] { fft::fft(z, be, {.n = n}); },
+                                        {"fft.fft: transform lengths [", "more bytes than fit in memory"}));
+    EXPECT_TRUE(throws_with<ValueError>([&] { fft::rfft(r, be, {.n = n}); }, {"fft.rfft: transform lengths ["}));
+    EXPECT_TRUE(throws_with<ValueError>([&] { fft::irfft(z, be, {.n = n}); }, {"fft.irfft: transform lengths ["}));
+    EXPECT_TRUE(throws_with<ValueError>([&] { fft::fftn(z.reshape({2, 2}), be, {.s = Shape{n, 2}}); },
+                                        {"fft.fftn: ", "than fit in"}));
+  }
+  EXPECT_EQ(fft::fft(z, be, {.n = 8}).shape(), (Shape{8}));
+}

@@ -364,3 +364,54 @@ TEST(ErrorContract, Item13TracedEinsumRepeatedLabelOfExtentZero) {
   EXPECT_EQ(out[0].to_vec_col_major<double>(), (std::vector<double>{1, 0, 0, 1}));
 }
 #endif
+// Item 18: messages that named the wrong thing. The factories report under
+// their own name (they said "empty:"), from_vec_row_major under its name
+// with the shape it was given (it said from_vec_col_major and [3, 2]).
+TEST(ErrorContract, Item18FactoryMessagesNameTheFactory) {
+  EXPECT_TRUE(throws_with<ValueError>([] { Tensor::zeros({-1, 2}); }, {"zeros: negative extent -1 in shape [-1, 2]"}));
+  EXPECT_TRUE(throws_with<ValueError>([] { Tensor::ones({kMax, 3}); }, {"ones: shape [9223372036854775807, 3]"}));
+  EXPECT_TRUE(throws_with<ValueError>([] { Tensor::full({kMax / 2, 1}, Scalar(1.0), DType::f64); },
+                                      {"full: shape [4611686018427387903, 1] of f64 overflows the address space"}));
+  EXPECT_TRUE(throws_with<ValueError>([] { Tensor::eye(-2); }, {"eye: negative extent -2"}));
+  EXPECT_TRUE(throws_with<ValueError>([] { Tensor::eye(kMax); }, {"eye: shape [9223372036854775807, 9223372036854775807]"}));
+  EXPECT_TRUE(throws_with<ValueError>([] { Tensor::empty({-1}, DType::f64); }, {"empty: negative extent -1"}));
+  EXPECT_TRUE(throws_with<ShapeError>([] { Tensor::from_vec_row_major<double>({2, 3}, {1, 2}); },
+                                      {"from_vec_row_major: shape [2, 3] needs 6 values, got 2"}));
+  EXPECT_TRUE(throws_with<ValueError>([] { Tensor::from_vec_row_major<double>({-1, 3}, {1, 2}); },
+                                      {"from_vec_row_major: negative extent -1 in shape [-1, 3]"}));
+  EXPECT_TRUE(throws_with<ShapeError>([] { Tensor::from_vec_col_major<double>({2, 3}, {1, 2}); },
+                                      {"from_vec_col_major: shape [2, 3] needs 6 values, got 2"}));
+  EXPECT_EQ(Tensor::from_vec_row_major<double>({2, 3}, {1, 2, 3, 4, 5, 6}).to_vec_col_major<double>(),
+            (std::vector<double>{1, 4, 2, 5, 3, 6}));
+}
+
+#if TENFERRO_CONTRACT_EINSUM
+// Item 18: a 100 kB subscript string gave a 200 kB message (the text was
+// echoed twice, whole); einsum_echo keeps the start and the end.
+TEST(ErrorContract, Item18EinsumEchoIsTruncated) {
+  CpuBackend cpu;
+  const Tensor v = Tensor::zeros({2}, DType::f64), m = Tensor::zeros({2, 2}, DType::f64);
+  auto short_message = [](auto f, std::initializer_list<std::string> fragments) {
+    try {
+      f();
+    } catch (const ValueError& e) {
+      const std::string w = e.what();
+      EXPECT_LT(w.size(), 1000u) << w.substr(0, 300);
+      for (const std::string& frag : fragments) EXPECT_NE(w.find(frag), std::string::npos) << frag << " in " << w;
+      return;
+    }
+    ADD_FAILURE() << "no ValueError";
+  };
+  const std::string many(100000, 'a');
+  short_message([&] { einsum(many + "->b", {v}, cpu); },
+                {"einsum: operand 0 has rank 1", "more code points)...", "name 100000 axes"});
+  short_message([&] { einsum("ab->" + many, {m}, cpu); }, {"appears twice at position 5", "\"ab->aaa"});
+  short_message([&] { einsum("ab,bc->ac" + std::string(100000, ' ') + "!", {m, m}, cpu); },
+                {"invalid label character '!'", "at position 100009", "!\"\n"});
+  // Short text is echoed whole, with its caret.
+  short_message([&] { einsum("ab->aa", {m}, cpu); }, {"of subscripts \"ab->aa\"\n  \"ab->aa\"\n        ^"});
+  EXPECT_EQ(einsum_echo(std::string(120, 'x')), std::string(120, 'x'));
+  EXPECT_EQ(einsum_echo(std::string(60, 'x') + std::string(21, 'y') + std::string(40, 'z')),
+            std::string(60, 'x') + "...(21 more code points)..." + std::string(40, 'z'));
+}
+#endif

@@ -65,6 +65,14 @@ struct EinsumSpec {
   std::string to_string() const;
 };
 
+/// `text` (subscripts, or a part of them) as error messages echo it: control
+/// characters and invalid UTF-8 bytes as \xNN, and beyond
+/// kEinsumEchoCodePoints code points only the start and the end, with
+/// "...(N more code points)..." between, so a 100 kB subscript string gives a
+/// short message. Every einsum error quotes subscripts through it.
+inline constexpr std::size_t kEinsumEchoCodePoints = 120;
+std::string einsum_echo(std::string_view text);
+
 /// Parses `subscripts` for operands of the given ranks (the ranks fix how
 /// many axes each '...' covers). Throws ValueError for malformed text (the
 /// message quotes the text and marks the offending position), wrong operand

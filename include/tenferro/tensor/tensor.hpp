@@ -101,6 +101,10 @@ class Tensor {
   }
 
   // ---- factories (host memory; all allocate) ----------------------------
+  // A bad shape (a negative extent, more elements than fit in int64 or bytes
+  // than fit in memory) is a ValueError naming the factory called
+  // ("zeros: negative extent -1 in shape [-1, 2]"); from_vec_row_major
+  // reports the shape it was given, not the reversed one it lays out.
   /// Uninitialised column-major host tensor.
   static Tensor empty(const Shape& shape, DType dtype);
   static Tensor zeros(const Shape& shape, DType dtype = DType::f64);
@@ -210,6 +214,10 @@ class Tensor {
 
  private:
   Tensor with_layout(Shape shape, Strides strides, std::int64_t offset) const;
+  // The factories' shared steps; errors name `op` (the factory called).
+  static Tensor allocate_host(const Shape& shape, DType dtype, const char* op);
+  static Tensor filled(const Shape& shape, Scalar value, DType dtype, const char* op);
+  static std::int64_t check_value_count(const Shape& shape, std::size_t count, const char* op);
 
   std::shared_ptr<Storage> storage_;
   Shape shape_;
@@ -226,10 +234,8 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 template <class T>
 Tensor Tensor::from_vec_col_major(const Shape& shape, const std::vector<T>& values) {
-  std::int64_t n = shape_numel(shape, "from_vec_col_major");
-  TF_CHECK(static_cast<std::int64_t>(values.size()) == n, ShapeError, "from_vec_col_major",
-           "shape ", shape, " needs ", n, " values, got ", values.size());
-  Tensor t = empty(shape, dtype_of<T>);
+  std::int64_t n = check_value_count(shape, values.size(), "from_vec_col_major");
+  Tensor t = allocate_host(shape, dtype_of<T>, "from_vec_col_major");
   T* p = static_cast<T*>(t.data_ptr());
   for (std::int64_t i = 0; i < n; ++i) p[i] = values[static_cast<std::size_t>(i)];
   return t;
@@ -239,6 +245,8 @@ template <class T>
 Tensor Tensor::from_vec_row_major(const Shape& shape, const std::vector<T>& values) {
   // The row-major buffer of shape [a, b, c] is the column-major buffer of
   // shape [c, b, a]; reversing the axes gives the requested shape as a view.
+  // Checked in the caller's terms: the name and shape it passed.
+  check_value_count(shape, values.size(), "from_vec_row_major");
   Shape reversed(shape.rbegin(), shape.rend());
   Tensor t = from_vec_col_major<T>(reversed, values);
   DimVec perm;
