@@ -2,9 +2,19 @@
 //
 // The input is walked in its own memory order (Note [Strided loops]) with the
 // output seen through stride 0 on reduced axes. Threads split a kept axis
-// (each thread owns distinct outputs); when no kept axis is large enough they
-// split a reduced axis into private partial results combined in thread order,
-// so results are deterministic for a given thread count.
+// (each thread owns distinct outputs).
+//
+// Note [Pairwise reductions]: a floating sum or product is formed along a
+// fixed binary tree over the reduced index space, so its rounding error grows
+// with the logarithm of the reduced extent, not linearly, and the result does
+// not depend on the thread count. The tree halves the outermost (largest
+// input stride) reduced axis until each output receives at most kLeafSteps
+// innermost runs; a run along a reduced axis is itself summed in blocks of at
+// most kRunBlock with kLanes accumulators, combined pairwise (reduce_run). When no kept axis
+// gives every thread its own outputs, the threads take the subtrees below the
+// top levels of the same tree, so one thread and many compute the same
+// operations in the same order. Integer sums wrap and max/min are exact, so
+// they accumulate in memory order.
 #include <vector>
 
 #include "kernels.hpp"
@@ -14,8 +24,20 @@
 namespace tenferro::cpu {
 namespace {
 
+// Each output receives at most this many innermost runs in a tree leaf.
+constexpr std::int64_t kLeafSteps = 32;
+// Runs are reduced in blocks of up to kRunBlock elements with kLanes
+// accumulators (kRunBlock / kLanes sequential steps each), the blocks'
+// accumulators combined pairwise.
+constexpr std::int64_t kRunBlock = 512;
+constexpr int kLanes = 16;
+
 template <class T, OpKind K>
 struct Reducer {
+  static constexpr bool kPairwise =
+      (K == OpKind::reduce_sum || K == OpKind::reduce_prod) &&
+      (std::is_floating_point_v<T> || is_complex_v<T>);
+
   static T identity() {
     if constexpr (K == OpKind::reduce_sum) return T(0);
     else if constexpr (K == OpKind::reduce_prod) return T(1);
@@ -33,18 +55,37 @@ struct Reducer {
     else if constexpr (K == OpKind::reduce_max) return max_nan(a, b);
     else return min_nan(a, b);
   }
-  // Reduces a contiguous run with four independent accumulators.
-  static T reduce_run(const T* p, std::int64_t n) {
-    T a0 = identity(), a1 = identity(), a2 = identity(), a3 = identity();
-    std::int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      a0 = combine(a0, p[i]);
-      a1 = combine(a1, p[i + 1]);
-      a2 = combine(a2, p[i + 2]);
-      a3 = combine(a3, p[i + 3]);
+  // Reduces n elements at stride s into kLanes partial results: lane k takes
+  // elements k, k + kLanes, ... of blocks of at most kRunBlock elements, and
+  // longer runs are split in halves whose lanes are combined (pairwise).
+  static void reduce_lanes(const T* p, std::int64_t n, std::int64_t s, T (&a)[kLanes]) {
+    if (n > kRunBlock) {
+      const std::int64_t h = (n / 2 + kLanes - 1) / kLanes * kLanes;
+      T b[kLanes];
+      reduce_lanes(p, h, s, a);
+      reduce_lanes(p + h * s, n - h, s, b);
+      for (int k = 0; k < kLanes; ++k) a[k] = combine(a[k], b[k]);
+      return;
     }
-    for (; i < n; ++i) a0 = combine(a0, p[i]);
-    return combine(combine(a0, a1), combine(a2, a3));
+    T acc[kLanes];
+    for (auto& v : acc) v = identity();
+    std::int64_t i = 0;
+    if (s == 1) {
+      for (; i + kLanes <= n; i += kLanes)
+        for (int k = 0; k < kLanes; ++k) acc[k] = combine(acc[k], p[i + k]);
+    } else {
+      for (; i + kLanes <= n; i += kLanes)
+        for (int k = 0; k < kLanes; ++k) acc[k] = combine(acc[k], p[(i + k) * s]);
+    }
+    for (; i < n; ++i) acc[0] = combine(acc[0], p[i * s]);
+    for (int k = 0; k < kLanes; ++k) a[k] = acc[k];
+  }
+  static T reduce_run(const T* p, std::int64_t n, std::int64_t s) {
+    T a[kLanes];
+    reduce_lanes(p, n, s, a);
+    for (int w = kLanes / 2; w > 0; w /= 2)
+      for (int k = 0; k < w; ++k) a[k] = combine(a[k], a[k + w]);
+    return a[0];
   }
 };
 
@@ -60,10 +101,7 @@ void accumulate(T* o, const std::int64_t* ost, const T* x, const std::int64_t* i
     T* po = o + off[0];
     const T* px = x + off[1];
     if (st[0] == 0) {
-      T acc = st[1] == 1 ? R::reduce_run(px, n) : R::identity();
-      if (st[1] != 1)
-        for (std::int64_t i = 0; i < n; ++i) acc = R::combine(acc, px[i * st[1]]);
-      *po = R::combine(*po, acc);
+      *po = R::combine(*po, R::reduce_run(px, n, st[1]));
     } else if (st[0] == 1 && st[1] == 1) {
       for (std::int64_t i = 0; i < n; ++i) po[i] = R::combine(po[i], px[i]);
     } else {
@@ -71,6 +109,78 @@ void accumulate(T* o, const std::int64_t* ost, const T* x, const std::int64_t* i
     }
   });
 }
+
+// The tree of Note [Pairwise reductions] over one input region. Output
+// buffers (the output itself, or scratch of the output's size) are addressed
+// through `ost` from a common base; a region's outputs hold the identity on
+// entry to `compute` and its reduction on exit.
+template <class T, OpKind K>
+struct Tree {
+  using R = Reducer<T, K>;
+  const std::int64_t* ost;
+  const std::int64_t* ist;
+  const std::vector<bool>& reduced;
+  std::int64_t nout;
+  std::vector<std::vector<T>> scratch;  // one output-sized buffer per tree level
+
+  // The reduced axis to halve, or -1 when `shape` is a leaf.
+  int split_axis(const Shape& shape) const {
+    Loop<2> loop(shape, {ost, ist}, /*order_by=*/1);
+    std::int64_t steps = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      if (reduced[i]) steps *= shape[i];
+    if (loop.rank > 0 && loop.stride[0][0] == 0) steps /= loop.extent[0];
+    if (steps <= kLeafSteps) return -1;
+    int best = -1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (!reduced[i] || shape[i] < 2) continue;
+      if (best < 0 || std::llabs(ist[i]) > std::llabs(ist[static_cast<std::size_t>(best)]))
+        best = static_cast<int>(i);
+    }
+    return best;
+  }
+
+  // dst[k] = combine(dst[k], src[k]) and src[k] = identity over the outputs
+  // of `shape`.
+  void fold(T* dst, T* src, const Shape& shape) const {
+    Shape kept = shape;
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      if (reduced[i]) kept[i] = 1;
+    Loop<1> loop(kept, {ost});
+    loop.run(0, loop.numel, [&](const std::array<std::int64_t, 1>& off, std::int64_t n,
+                                const std::array<std::int64_t, 1>& st) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t k = off[0] + i * st[0];
+        dst[k] = R::combine(dst[k], src[k]);
+        src[k] = R::identity();
+      }
+    });
+  }
+
+  T* level(std::size_t d) {
+    while (scratch.size() <= d) scratch.emplace_back(static_cast<std::size_t>(nout), R::identity());
+    return scratch[d].data();
+  }
+
+  // Reduces the region (`x`, `shape`) into `dst`; `base` is the region's
+  // output offset (the same in every buffer).
+  void compute(T* dst, std::int64_t base, const T* x, const Shape& shape, std::size_t depth = 0) {
+    const int a = split_axis(shape);
+    if (a < 0) {
+      accumulate<T, K>(dst + base, ost, x, ist, shape);
+      return;
+    }
+    const std::size_t ax = static_cast<std::size_t>(a);
+    Shape half = shape;
+    half[ax] = shape[ax] / 2;
+    compute(dst, base, x, half, depth + 1);
+    Shape rest = shape;
+    rest[ax] = shape[ax] - half[ax];
+    T* tmp = level(depth);
+    compute(tmp, base, x + half[ax] * ist[ax], rest, depth + 1);
+    fold(dst + base, tmp + base, rest);
+  }
+};
 
 template <class T, OpKind K>
 void reduce_typed(const DimVec& axes, const Tensor& in, const Tensor& out) {
@@ -86,51 +196,124 @@ void reduce_typed(const DimVec& axes, const Tensor& in, const Tensor& out) {
   const std::int64_t nout = out.numel();
   for (std::int64_t i = 0; i < nout; ++i) o[i] = R::identity();  // dense output
   const std::int64_t total = in.numel();
-  const int nt = max_threads();
   if (total == 0) return;
-  if (nt <= 1 || total < kParallelGrain || omp_in_parallel()) {
-    accumulate<T, K>(o, ost.data(), x, in.strides().data(), in.shape());
-    return;
-  }
-  // Split axis: the outermost (largest input stride) kept axis with enough
-  // extent; failing that, the outermost reduced axis.
-  auto pick = [&](bool want_reduced) {
-    int best = -1;
-    for (std::size_t i = 0; i < r; ++i) {
-      if (reduced[i] != want_reduced || in.shape()[i] < nt) continue;
-      if (best < 0 || std::llabs(in.strides()[i]) > std::llabs(in.strides()[static_cast<std::size_t>(best)]))
-        best = static_cast<int>(i);
+  // Reduces the region (`px`, `shape`) into the outputs at offset `base`.
+  auto region = [&](T* dst, std::int64_t base, const T* px, const Shape& shape) {
+    if constexpr (R::kPairwise) {
+      Tree<T, K> tree{ost.data(), in.strides().data(), reduced, nout, {}};
+      tree.compute(dst, base, px, shape);
+    } else {
+      accumulate<T, K>(dst + base, ost.data(), px, in.strides().data(), shape);
     }
-    return best;
   };
-  int axis = pick(false);
-  bool private_partials = false;
-  if (axis < 0) {
-    axis = pick(true);
-    private_partials = true;
+  const int nt = max_threads();
+  if (nt <= 1 || total < kParallelGrain || omp_in_parallel()) return region(o, 0, x, in.shape());
+  // Threads own outputs: split the outermost (largest input stride) kept
+  // axis with at least two elements per thread (a thread's slice of extent 1
+  // would drop the axis from its loop nest and change the order in which its
+  // outputs are formed).
+  int axis = -1;
+  for (std::size_t i = 0; i < r; ++i) {
+    if (reduced[i] || in.shape()[i] < 2 * nt) continue;
+    if (axis < 0 || std::llabs(in.strides()[i]) > std::llabs(in.strides()[static_cast<std::size_t>(axis)]))
+      axis = static_cast<int>(i);
   }
-  if (axis < 0) {
-    accumulate<T, K>(o, ost.data(), x, in.strides().data(), in.shape());
+  if (axis >= 0) {
+    const std::size_t ax = static_cast<std::size_t>(axis);
+    const std::int64_t len = in.shape()[ax];
+#pragma omp parallel num_threads(nt)
+    {
+      std::int64_t t = omp_get_thread_num(), T_ = omp_get_num_threads();
+      std::int64_t b = len * t / T_, e = len * (t + 1) / T_;
+      if (b < e) {
+        Shape sub = in.shape();
+        sub[ax] = e - b;
+        region(o, b * ost[ax], x + b * in.strides()[ax], sub);
+      }
+    }
     return;
   }
-  const std::size_t ax = static_cast<std::size_t>(axis);
-  const std::int64_t len = in.shape()[ax];
-  std::vector<T> partial(private_partials ? static_cast<std::size_t>(nout) * nt : 0, R::identity());
-#pragma omp parallel num_threads(nt)
-  {
-    std::int64_t t = omp_get_thread_num(), T_ = omp_get_num_threads();
-    std::int64_t b = len * t / T_, e = len * (t + 1) / T_;
-    if (b < e) {
-      Shape sub = in.shape();
-      sub[ax] = e - b;
-      T* dst = private_partials ? partial.data() + t * nout : o;
-      accumulate<T, K>(dst + b * ost[ax], ost.data(), x + b * in.strides()[ax], in.strides().data(), sub);
+  if constexpr (!R::kPairwise) {
+    // Exact reductions: threads take slices of the outermost reduced axis
+    // into private outputs, combined afterwards.
+    int raxis = -1;
+    for (std::size_t i = 0; i < r; ++i) {
+      if (!reduced[i] || in.shape()[i] < nt) continue;
+      if (raxis < 0 || std::llabs(in.strides()[i]) > std::llabs(in.strides()[static_cast<std::size_t>(raxis)]))
+        raxis = static_cast<int>(i);
     }
-  }
-  if (private_partials) {
+    if (raxis < 0) return region(o, 0, x, in.shape());
+    const std::size_t ax = static_cast<std::size_t>(raxis);
+    const std::int64_t len = in.shape()[ax];
+    std::vector<T> partial(static_cast<std::size_t>(nout) * nt, R::identity());
+#pragma omp parallel num_threads(nt)
+    {
+      std::int64_t t = omp_get_thread_num(), T_ = omp_get_num_threads();
+      std::int64_t b = len * t / T_, e = len * (t + 1) / T_;
+      if (b < e) {
+        Shape sub = in.shape();
+        sub[ax] = e - b;
+        region(partial.data() + t * nout, 0, x + b * in.strides()[ax], sub);
+      }
+    }
     for (int t = 0; t < nt; ++t)
       for (std::int64_t i = 0; i < nout; ++i)
         o[i] = R::combine(o[i], partial[static_cast<std::size_t>(t * nout + i)]);
+  } else {
+    // Threads take the subtrees below the top levels of the tree, each into
+    // its own output-sized buffer; the top levels are then folded in the
+    // tree's order (Note [Pairwise reductions]).
+    Tree<T, K> top{ost.data(), in.strides().data(), reduced, nout, {}};
+    struct Node {
+      Shape shape;
+      const T* x;
+      int left = -1, right = -1;  // children; -1 for a subtree a thread computes
+      int slot = -1;              // its buffer
+    };
+    std::vector<Node> nodes;
+    int slots = 0;
+    auto build = [&](auto& self, const T* px, const Shape& shape, int levels) -> int {
+      const int a = levels > 0 ? top.split_axis(shape) : -1;
+      const int id = static_cast<int>(nodes.size());
+      nodes.push_back(Node{shape, px});
+      if (a < 0) {
+        nodes[static_cast<std::size_t>(id)].slot = slots++;
+        return id;
+      }
+      const std::size_t ax = static_cast<std::size_t>(a);
+      Shape half = shape, rest = shape;
+      half[ax] = shape[ax] / 2;
+      rest[ax] = shape[ax] - half[ax];
+      const int l = self(self, px, half, levels - 1);
+      const int rr = self(self, px + half[ax] * in.strides()[ax], rest, levels - 1);
+      nodes[static_cast<std::size_t>(id)].left = l;
+      nodes[static_cast<std::size_t>(id)].right = rr;
+      return id;
+    };
+    int levels = 0;
+    while ((1 << levels) < nt) ++levels;
+    build(build, x, in.shape(), levels);
+    std::vector<int> work;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].slot >= 0) work.push_back(static_cast<int>(i));
+    std::vector<T> buf(static_cast<std::size_t>(nout) * static_cast<std::size_t>(slots), R::identity());
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (std::size_t w = 0; w < work.size(); ++w) {
+      const Node& n = nodes[static_cast<std::size_t>(work[w])];
+      region(buf.data() + static_cast<std::size_t>(n.slot) * nout, 0, n.x, n.shape);
+    }
+    // Post-order fold: an inner node's result lands in its left child's slot.
+    auto fold = [&](auto& self, int id) -> int {
+      Node& n = nodes[static_cast<std::size_t>(id)];
+      if (n.slot >= 0) return n.slot;
+      const int ls = self(self, n.left), rs = self(self, n.right);
+      top.fold(buf.data() + static_cast<std::size_t>(ls) * nout, buf.data() + static_cast<std::size_t>(rs) * nout,
+               nodes[static_cast<std::size_t>(n.right)].shape);
+      return n.slot = ls;
+    };
+    const int root = fold(fold, 0);
+    const T* res = buf.data() + static_cast<std::size_t>(root) * nout;
+    for (std::int64_t i = 0; i < nout; ++i) o[i] = res[i];
   }
 }
 

@@ -298,4 +298,82 @@ TEST(Kernels, ParallelSamplesReallyAreLarge) {
   }
 }
 
+// ---- float reductions (Note [Pairwise reductions], issue 21 item 10) -----------------
+
+// The exact sum of `v` along `axes` of the column-major [m, n] matrix, in
+// long double.
+std::vector<long double> exact_sums(const std::vector<float>& v, std::int64_t m, std::int64_t n, int axis) {
+  std::vector<long double> out(static_cast<std::size_t>(axis == 0 ? n : m), 0.0L);
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i)
+      out[static_cast<std::size_t>(axis == 0 ? j : i)] += v[static_cast<std::size_t>(i + j * m)];
+  return out;
+}
+
+TEST(Reductions, FloatSumOfOneLargeAndManySmallTermsIsAccurate) {
+  // [2^24, 1, 1, ...]: adding 1 to 2^24 in f32 rounds back to 2^24, so a
+  // running sum of the ones in one accumulator loses all of them (the
+  // sequential kernel gave 2^24 + 7/8 of the ones); pairwise sums lose at
+  // most the handful that share the first block's accumulator.
+  ThreadGuard guard;
+  CpuBackend cpu;
+  const std::int64_t n = std::int64_t{1} << 22;
+  std::vector<float> v(static_cast<std::size_t>(n), 1.0f);
+  v[0] = 16777216.0f;
+  const double exact = 16777216.0 + static_cast<double>(n - 1);
+  Tensor x = Tensor::from_vec_col_major<float>({n}, v);
+  for (int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    const double got = ops::reduce_sum(x, {0}, cpu).to_vec_col_major<float>()[0];
+    EXPECT_LE(std::abs(got - exact) / exact, 2e-6) << threads << " threads: " << got << " vs " << exact;
+  }
+}
+
+TEST(Reductions, FloatSumsDoNotDependOnTheThreadCountAndGrowLogarithmically) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const std::int64_t m = 1500, n = 1300;
+  std::vector<float> v(static_cast<std::size_t>(m * n));
+  for (auto& e : v) e = u(rng);
+  Tensor a = Tensor::from_vec_col_major<float>({m, n}, v);
+  const Tensor views[] = {a, a.permute({1, 0}), a.slice(0, 0, m, 2)};
+  for (int axis : {0, 1}) {
+    const std::vector<long double> exact = exact_sums(v, m, n, axis);
+    for (std::size_t k = 0; k < std::size(views); ++k) {
+      const Tensor& t = views[k];
+      std::vector<float> first;
+      for (int threads : {1, 2, 3}) {
+        set_num_threads(threads);
+        std::vector<float> got = ops::reduce_sum(t, {axis}, cpu).to_vec_col_major<float>();
+        if (first.empty()) first = got;
+        // Bit for bit the same at every thread count.
+        EXPECT_EQ(got, first) << "view " << k << ", axis " << axis << ", " << threads << " threads";
+      }
+      if (k == 0) {  // the plain matrix: every sum within a few f32 ulps of the exact one
+        double worst = 0;
+        for (std::size_t i = 0; i < first.size(); ++i)
+          worst = std::max(worst, static_cast<double>(std::abs((first[i] - exact[i]) / exact[i])));
+        EXPECT_LE(worst, 4e-7) << "axis " << axis;
+      }
+    }
+    // The sum of everything, over both axes at once.
+    for (std::size_t k = 0; k < std::size(views); ++k) {
+      std::vector<float> first;
+      for (int threads : {1, 2, 3}) {
+        set_num_threads(threads);
+        std::vector<float> got = ops::reduce_sum(views[k], {0, 1}, cpu).to_vec_col_major<float>();
+        if (first.empty()) first = got;
+        EXPECT_EQ(got, first) << "view " << k << ", all axes, " << threads << " threads";
+      }
+      if (k < 2) {
+        long double total = 0;
+        for (float e : v) total += e;
+        EXPECT_LE(std::abs((first[0] - total) / total), 2e-7L) << "view " << k;
+      }
+    }
+  }
+}
+
 }  // namespace
