@@ -23,7 +23,10 @@ namespace {
 struct Printer {
   std::ostream& os;
   void operator()(const NoAttrs&) const {}
-  void operator()(const AxesAttrs& a) const { os << "dimensions=" << a.dimensions; }
+  void operator()(const AxesAttrs& a) const {
+    os << "dimensions=" << a.dimensions;
+    if (a.nonempty) os << ", nonempty";
+  }
   void operator()(const PermutationAttrs& a) const { os << "permutation=" << a.permutation; }
   template <class D>
   void operator()(const BasicReshapeAttrs<D>& a) const {

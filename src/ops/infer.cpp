@@ -180,6 +180,13 @@ template <class D>
 BasicTensorMeta<D> infer_reduction(OpKind kind, const BasicAttrs<D>& attrs, Metas<D> in) {
   const auto& a = get<AxesAttrs>(kind, attrs);
   check_axes(kind, a.dimensions, rank_of(in[0]), "dimensions");
+  // AxesAttrs::nonempty: checked here for eager calls, for constant extents
+  // when tracing, and for symbolic extents when a compiled program plans its
+  // steps for the bound shapes.
+  if (a.nonempty && (kind == OpKind::reduce_max || kind == OpKind::reduce_min))
+    for (std::int64_t ax : a.dimensions)
+      TF_CHECK(!(in[0].shape[static_cast<std::size_t>(ax)] == D(0)), ValueError, op_name(kind), "axis ", ax,
+               " of shape ", in[0].shape, " is empty; the reduction has no identity");
   ExtentList<D> out;
   for (std::int64_t i = 0; i < rank_of(in[0]); ++i)
     if (!contains(a.dimensions, i)) out.push_back(in[0].shape[static_cast<std::size_t>(i)]);

@@ -252,19 +252,13 @@ H<E> square(E& e, const H<E>& x) {
 
 template <class E>
 H<E> reduce(E& e, OpKind k, const H<E>& x, const DimVec& axes) {
+  // max/min over an empty axis have no identity: `nonempty` makes the shape
+  // rule refuse it (now, or when a program runs with a symbolic extent 0).
   DimVec ax = normalized_axes(e, x, axes, op_name(k));
-  if (k == OpKind::reduce_max || k == OpKind::reduce_min) {
-    // Only constant extents can be checked here; a symbolic extent that is
-    // zero at run time gives the kernel's identity (-inf / +inf).
-    for (std::int64_t a : ax)
-      TF_CHECK(!(e.shape(x)[static_cast<std::size_t>(a)] == X<E>(0)), ValueError,
-               k == OpKind::reduce_max ? "max" : "min", "axis ", a, " of shape ", e.shape(x),
-               " is empty; the reduction has no identity");
-  }
   H<E> v = x;
   if ((k == OpKind::reduce_sum || k == OpKind::reduce_prod) && e.dtype(x) == DType::bool_)
     v = convert(e, x, DType::i64);
-  return prim(e, k, AxesAttrs{ax}, {v});
+  return prim(e, k, AxesAttrs{ax, k == OpKind::reduce_max || k == OpKind::reduce_min}, {v});
 }
 
 template <class E>
@@ -289,6 +283,8 @@ H<E> norm(E& e, const H<E>& x) {
   for (const auto& ext : e.shape(mag))
     if (ext == X<E>(0)) return e.constant(Scalar(0.0), d, mag);
   DimVec all = all_axes(e, mag);
+  // Without `nonempty`: a symbolic extent that is 0 at run time gives
+  // -inf, so the scale falls back to 1 and the norm is 0.
   H<E> m = prim(e, OpKind::reduce_max, AxesAttrs{all}, {mag});
   H<E> one = e.constant(Scalar(1.0), d, m);
   H<E> finite = prim(e, OpKind::select, NoAttrs{}, {unary(e, OpKind::is_finite, m), m, one});

@@ -295,6 +295,35 @@ TEST(ErrorContract, Item05GradientProgramKeepsDeclaredInputs) {
   }
 }
 
+// Item 15: max/min over an empty axis threw eagerly but returned -inf/+inf
+// from a compiled program whose extent was symbolic. The shape rule of
+// reduce_max/min refuses an empty reduced axis, so a compiled program
+// refuses it when it plans its steps for the bound shapes, in every pass
+// configuration, and the runtime then runs the same program for a good shape.
+TEST(ErrorContract, Item15MaxMinOverAnEmptyAxisIsValueErrorEverywhere) {
+  CpuBackend cpu;
+  Runtime rt = cpu_runtime(cpu);
+  const Tensor empty = Tensor::zeros({0, 2}, DType::f64);
+  EXPECT_TRUE(throws_with<ValueError>([&] { tenferro::max(empty, {0}, cpu); },
+                                      {"reduce_max", "axis 0 of shape [0, 2] is empty"}));
+  EXPECT_TRUE(throws_with<ValueError>([&] { tenferro::min(empty, cpu); }, {"reduce_min", "is empty"}));
+  auto x = TracedTensor::input("x", DType::f64, {Dim("n"), Dim(2)});
+  for (const CompileOptions& o : pass_configurations()) {
+    SCOPED_TRACE(o.fusion);
+    for (bool use_max : {true, false}) {
+      Program p = GraphCompiler(o).compile(use_max ? (x * 2.0).max({0}) : (x * 2.0).min({0}));
+      EXPECT_TRUE(throws_with<ValueError>([&] { rt.run_compiled(p, {{"x", empty}}); },
+                                          {use_max ? "reduce_max" : "reduce_min", "axis 0 of shape [0, 2] is empty",
+                                           "no identity"}));
+      std::vector<Tensor> out = rt.run_compiled(p, {{"x", f64s({2, 2}, {1, -5, 3, 4})}});
+      EXPECT_TRUE(tensors_equal(out[0], use_max ? f64s({2}, {2, 8}) : f64s({2}, {-10, 6})));
+    }
+  }
+  // A constant empty extent is refused while tracing.
+  auto c = TracedTensor::input("c", DType::f64, {Dim(0), Dim(2)});
+  EXPECT_TRUE(throws_with<ValueError>([&] { (void)c.max({0}); }, {"reduce_max", "is empty"}));
+}
+
 // Item 6: a cotangent/tangent of another (symbolic) shape gave a
 // wrong-shaped result or an internal "multiply" error when run; it is a
 // ShapeError (DTypeError for the dtype) when the derivative is traced.

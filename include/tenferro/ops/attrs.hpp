@@ -40,8 +40,16 @@ struct NoAttrs {
 };
 
 /// Axis lists: reduced axes of reduce_*, reversed axes of reverse.
+///
+/// An empty reduced axis gives the reduction's identity (0, 1, and for
+/// reduce_max / reduce_min -inf / +inf, or the integer type's lowest /
+/// highest value), as in XLA, unless `nonempty` is set: then reduce_max /
+/// reduce_min refuse it with a ValueError, eagerly and when a compiled
+/// program runs with a symbolic extent bound to 0. The user-facing `max` /
+/// `min` set it (NumPy and PyTorch refuse an empty max too).
 struct AxesAttrs {
   DimVec dimensions{};
+  bool nonempty = false;
   bool operator==(const AxesAttrs&) const = default;
 };
 
