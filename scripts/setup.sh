@@ -8,7 +8,8 @@ packages=(
   libopenblas-openmp-dev liblapacke-dev        # BLAS/LAPACK (OpenMP build of OpenBLAS)
   libgtest-dev libgmock-dev googletest          # tests
   libbenchmark-dev                              # microbenchmarks
-  nlohmann-json3-dev                            # JSON instances in tests/benchmarks only
+  nlohmann-json3-dev                            # JSON: safetensors headers (tenferro::io), test/benchmark instances
+  zlib1g-dev                                    # deflate members of .npz files (tenferro::io)
   python3-pythran                               # ships pocketfft's header-only C++ FFT
   gnuplot-nox                                   # PNG plot of the flagship example
   clang libclang-rt-14-dev                      # libFuzzer for the einsum parser fuzzer
