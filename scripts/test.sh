@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the whole test suite: a Release build with all
-# tests, then the core tests again under AddressSanitizer + UBSan. The einsum
-# parser fuzzer (60 s of libFuzzer, tests/einsum/fuzz/run_fuzz.sh) is one of
-# the Release tests (CTest einsum_fuzz_parser, label fuzz); it reports itself
-# skipped when clang's libFuzzer runtime is missing.
+# tests, then the core tests again under AddressSanitizer + UBSan. The
+# fuzzers (libFuzzer, run by tests/support/fuzz/run_fuzz.sh: the einsum
+# parser for 60 s, the .npy/.npz/safetensors parsers for 20 s each) are
+# Release tests (CTest label fuzz); they report themselves skipped when
+# clang's libFuzzer runtime is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

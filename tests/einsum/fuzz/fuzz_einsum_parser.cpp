@@ -3,7 +3,8 @@
 // sanitizer report, and any broken invariant (checked below) is a finding.
 //
 // Input: byte 0 picks the operand count (1..4), bytes 1..4 the ranks (0..4),
-// bytes 5..7 seed the axis extents (1..3); the rest is the subscripts text.
+// bytes 5..7 seed the axis extents (1..3); the rest is the subscripts text
+// (seed inputs in seeds/).
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
