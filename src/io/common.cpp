@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <random>
 
 #include "detail.hpp"
@@ -70,7 +71,12 @@ Bytes read_file(const std::filesystem::path& path, MapMode mode, const Context& 
     m->size = size;
     return {static_cast<const std::byte*>(p), size, m};
   }
-  std::shared_ptr<Storage> buffer = Storage::allocate_host(size);
+  std::shared_ptr<Storage> buffer;
+  try {
+    buffer = Storage::allocate_host(size);
+  } catch (const std::bad_alloc&) {
+    fail(ctx, "cannot allocate ", size, " bytes to read the file (map it instead)");
+  }
   auto* out = static_cast<char*>(buffer->data());
   std::size_t done = 0;
   while (done < size) {
