@@ -10,8 +10,15 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <nanobind/stl/complex.h>
+#include <nanobind/stl/optional.h>
+
+#include <optional>
 #include <sstream>
+#include <tenferro/cpu.hpp>
+#include <tenferro/einsum.hpp>
 #include <tenferro/io.hpp>
+#include <tenferro/ops.hpp>
 #include <tenferro/tensor.hpp>
 
 namespace nb = nanobind;
@@ -100,6 +107,37 @@ std::string repr(const Tensor& t) {
   return os.str();
 }
 
+/// The backend every eager call of the module runs on (created on first
+/// use and never destroyed, so that no kernel thread outlives the interpreter's teardown).
+CpuBackend& host_backend() {
+  static CpuBackend* backend = new CpuBackend();
+  return *backend;
+}
+
+/// Binds `name` and its reflected `rname` for tensor and Python-number
+/// operands: `tt(tensor, tensor)`, `ts(tensor, Scalar)`, `st(Scalar, tensor)`.
+template <class Class, class TT, class TS, class ST>
+void binary(Class& cls, const char* name, const char* rname, TT tt, TS ts, ST st) {
+  cls.def(name, [tt](const Tensor& a, const Tensor& b) {
+    nb::gil_scoped_release nogil;
+    return tt(a, b);
+  });
+  auto with_scalar = [&](auto tag) {
+    using S = decltype(tag);
+    cls.def(name, [ts](const Tensor& a, S b) {
+      nb::gil_scoped_release nogil;
+      return ts(a, Scalar(b));
+    });
+    cls.def(rname, [st](const Tensor& a, S b) {
+      nb::gil_scoped_release nogil;
+      return st(Scalar(b), a);
+    });
+  };
+  with_scalar(std::int64_t{});
+  with_scalar(double{});
+  with_scalar(std::complex<double>{});
+}
+
 std::vector<std::int64_t> as_vec(const SmallVec<std::int64_t>& v) { return v.to_vector(); }
 
 }  // namespace
@@ -129,10 +167,10 @@ NB_MODULE(_tenferro, m) {
       .value("int64", DType::i64)
       .value("bool", DType::bool_);
 
-  nb::class_<Tensor>(m, "Tensor",
-                     "A strided tensor, column-major by default (axis 0 fastest in memory). "
-                     "Views never copy; copies are explicit (contiguous, duplicate).")
-      .def_prop_ro("dtype", &Tensor::dtype)
+  nb::class_<Tensor> tensor_cls(m, "Tensor",
+                                "A strided tensor, column-major by default (axis 0 fastest in memory). "
+                                "Views never copy; copies are explicit (contiguous, duplicate).");
+  tensor_cls.def_prop_ro("dtype", &Tensor::dtype)
       .def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(as_vec(t.shape()))); })
       .def_prop_ro("strides", [](const Tensor& t) { return nb::tuple(nb::cast(as_vec(t.strides()))); },
                    "Strides in elements (NumPy's are in bytes).")
@@ -158,10 +196,49 @@ NB_MODULE(_tenferro, m) {
         return nb::make_tuple(kDLCPU, 0);
       })
       .def("__repr__", &repr);
+  // Arithmetic on the CPU backend (broadcasting and promotion of the op layer).
+  binary(
+      tensor_cls, "__add__", "__radd__", [](const Tensor& a, const Tensor& b) { return add(a, b, host_backend()); },
+      [](const Tensor& a, Scalar b) { return add(a, b, host_backend()); },
+      [](Scalar a, const Tensor& b) { return add(b, a, host_backend()); });
+  binary(
+      tensor_cls, "__sub__", "__rsub__", [](const Tensor& a, const Tensor& b) { return sub(a, b, host_backend()); },
+      [](const Tensor& a, Scalar b) { return sub(a, b, host_backend()); },
+      [](Scalar a, const Tensor& b) { return sub(a, b, host_backend()); });
+  binary(
+      tensor_cls, "__mul__", "__rmul__", [](const Tensor& a, const Tensor& b) { return mul(a, b, host_backend()); },
+      [](const Tensor& a, Scalar b) { return mul(a, b, host_backend()); },
+      [](Scalar a, const Tensor& b) { return mul(b, a, host_backend()); });
+  binary(
+      tensor_cls, "__truediv__", "__rtruediv__", [](const Tensor& a, const Tensor& b) { return div(a, b, host_backend()); },
+      [](const Tensor& a, Scalar b) { return div(a, b, host_backend()); },
+      [](Scalar a, const Tensor& b) { return div(a, b, host_backend()); });
+  tensor_cls.def("__matmul__", [](const Tensor& a, const Tensor& b) {
+    nb::gil_scoped_release nogil;
+    return matmul(a, b, host_backend());
+  });
+  tensor_cls.def("__neg__", [](const Tensor& a) { return neg(a, host_backend()); });
+  tensor_cls.def(
+      "sum",
+      [](const Tensor& a, std::optional<std::vector<std::int64_t>> axes) {
+        nb::gil_scoped_release nogil;
+        return axes ? sum(a, DimVec(*axes), host_backend()) : sum(a, host_backend());
+      },
+      nb::arg("axes") = nb::none(), "Sum over `axes` (all axes when None).");
 
   m.def("from_dlpack", &from_dlpack, nb::arg("array"),
         "A tensor viewing a DLPack-capable array (NumPy, PyTorch, JAX) without copying: "
         "same memory, same strides (a C-order array arrives as a row-major view).");
+  m.def(
+      "einsum",
+      [](const std::string& subscripts, nb::args operands) {
+        std::vector<Tensor> ts;
+        for (nb::handle h : operands) ts.push_back(nb::cast<Tensor>(h));
+        nb::gil_scoped_release nogil;
+        return einsum(subscripts, ts, host_backend());
+      },
+      nb::arg("subscripts"), nb::arg("operands"),
+      "einsum(\"ij,jk->ik\", a, b): contraction with an optimised path, on the CPU.");
   m.def("zeros", [](const std::vector<std::int64_t>& s, DType d) { return Tensor::zeros(Shape(s), d); },
         nb::arg("shape"), nb::arg("dtype") = DType::f64);
   m.def("ones", [](const std::vector<std::int64_t>& s, DType d) { return Tensor::ones(Shape(s), d); },

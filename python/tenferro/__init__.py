@@ -23,6 +23,7 @@ from ._tenferro import (  # noqa: F401
     UnimplementedError,
     ValueError,
     arange,
+    einsum,
     from_dlpack,
     ones,
     zeros,
@@ -50,5 +51,5 @@ def _array(self, dtype=None, copy=None):
 
 Tensor.__array__ = _array
 
-__all__ = ["Tensor", "DType", "Error", "FormatError", "from_dlpack", "zeros", "ones", "arange",
+__all__ = ["Tensor", "DType", "Error", "FormatError", "from_dlpack", "einsum", "zeros", "ones", "arange",
            "io", "float32", "float64", "complex64", "complex128", "int32", "int64", "bool_"]
