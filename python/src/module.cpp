@@ -12,12 +12,14 @@
 
 #include <nanobind/stl/complex.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/tuple.h>
 
 #include <optional>
 #include <sstream>
 #include <tenferro/cpu.hpp>
 #include <tenferro/einsum.hpp>
 #include <tenferro/io.hpp>
+#include <tenferro/linalg.hpp>
 #include <tenferro/ops.hpp>
 #include <tenferro/tensor.hpp>
 
@@ -245,6 +247,43 @@ NB_MODULE(_tenferro, m) {
         nb::arg("shape"), nb::arg("dtype") = DType::f64);
   m.def("arange", [](std::int64_t n, DType d) { return Tensor::arange(n, d); }, nb::arg("n"),
         nb::arg("dtype") = DType::f64);
+
+  // ---- linalg (LAPACK on the CPU backend; batch axes trailing, as in C++)
+  nb::module_ la = m.def_submodule("linalg", "Linear algebra on the CPU backend (LAPACK)");
+  la.def(
+      "svd",
+      [](const Tensor& a, bool full_matrices) {
+        nb::gil_scoped_release nogil;
+        auto r = linalg::svd(a, host_backend(), {.full_matrices = full_matrices});
+        return std::make_tuple(r.u, r.s, r.vh);
+      },
+      nb::arg("a"), nb::arg("full_matrices") = false, "(u, s, vh) with a = u diag(s) vh, s descending.");
+  la.def("svdvals", [](const Tensor& a) {
+    nb::gil_scoped_release nogil;
+    return linalg::svdvals(a, host_backend());
+  }, nb::arg("a"), "Singular values, descending.");
+  la.def("qr", [](const Tensor& a) {
+    nb::gil_scoped_release nogil;
+    auto r = linalg::qr(a, host_backend());
+    return std::make_tuple(r.q, r.r);
+  }, nb::arg("a"), "(q, r), reduced.");
+  la.def("eigh", [](const Tensor& a) {
+    nb::gil_scoped_release nogil;
+    auto r = linalg::eigh(a, host_backend());
+    return std::make_tuple(r.eigenvalues, r.eigenvectors);
+  }, nb::arg("a"), "(eigenvalues ascending, eigenvectors as columns) of a Hermitian matrix.");
+  la.def("solve", [](const Tensor& a, const Tensor& b) {
+    nb::gil_scoped_release nogil;
+    return linalg::solve(a, b, host_backend());
+  }, nb::arg("a"), nb::arg("b"), "x with a x = b.");
+  la.def("inv", [](const Tensor& a) {
+    nb::gil_scoped_release nogil;
+    return linalg::inv(a, host_backend());
+  }, nb::arg("a"));
+  la.def("det", [](const Tensor& a) {
+    nb::gil_scoped_release nogil;
+    return linalg::det(a, host_backend());
+  }, nb::arg("a"));
 
   // ---- io
   nb::module_ io_m = m.def_submodule("io", "Tensor files: .npy, .npz, safetensors");

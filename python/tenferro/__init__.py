@@ -29,6 +29,7 @@ from ._tenferro import (  # noqa: F401
     zeros,
 )
 from . import io  # noqa: F401
+from ._tenferro import linalg  # noqa: F401
 
 float32 = DType.float32
 float64 = DType.float64
@@ -52,4 +53,4 @@ def _array(self, dtype=None, copy=None):
 Tensor.__array__ = _array
 
 __all__ = ["Tensor", "DType", "Error", "FormatError", "from_dlpack", "einsum", "zeros", "ones", "arange",
-           "io", "float32", "float64", "complex64", "complex128", "int32", "int64", "bool_"]
+           "io", "linalg", "float32", "float64", "complex64", "complex128", "int32", "int64", "bool_"]
