@@ -208,17 +208,20 @@ void reduce_typed(const DimVec& axes, const Tensor& in, const Tensor& out) {
   };
   const int nt = max_threads();
   if (nt <= 1 || total < kParallelGrain || omp_in_parallel()) return region(o, 0, x, in.shape());
-  // Threads own outputs: split the outermost (largest input stride) kept
-  // axis with at least two elements per thread (a thread's slice of extent 1
-  // would drop the axis from its loop nest and change the order in which its
-  // outputs are formed).
-  int axis = -1;
-  for (std::size_t i = 0; i < r; ++i) {
-    if (reduced[i] || in.shape()[i] < 2 * nt) continue;
-    if (axis < 0 || std::llabs(in.strides()[i]) > std::llabs(in.strides()[static_cast<std::size_t>(axis)]))
-      axis = static_cast<int>(i);
-  }
-  if (axis >= 0) {
+  // The reduced (or kept) axis of largest input stride with at least
+  // `min_extent` elements, or -1.
+  auto outermost = [&](bool want_reduced, std::int64_t min_extent) {
+    int best = -1;
+    for (std::size_t i = 0; i < r; ++i) {
+      if (reduced[i] != want_reduced || in.shape()[i] < min_extent) continue;
+      if (best < 0 || std::llabs(in.strides()[i]) > std::llabs(in.strides()[static_cast<std::size_t>(best)]))
+        best = static_cast<int>(i);
+    }
+    return best;
+  };
+  // Calls body(t, begin, sub) on each thread t with its slice [begin, begin +
+  // sub[ax]) of axis `ax`.
+  auto split = [&](int axis, auto&& body) {
     const std::size_t ax = static_cast<std::size_t>(axis);
     const std::int64_t len = in.shape()[ax];
 #pragma omp parallel num_threads(nt)
@@ -228,34 +231,30 @@ void reduce_typed(const DimVec& axes, const Tensor& in, const Tensor& out) {
       if (b < e) {
         Shape sub = in.shape();
         sub[ax] = e - b;
-        region(o, b * ost[ax], x + b * in.strides()[ax], sub);
+        body(t, b, sub);
       }
     }
+  };
+  // Threads own outputs: split the outermost kept axis with at least two
+  // elements per thread (a thread's slice of extent 1 would drop the axis
+  // from its loop nest and change the order in which its outputs are formed).
+  if (const int axis = outermost(false, 2 * nt); axis >= 0) {
+    const std::size_t ax = static_cast<std::size_t>(axis);
+    split(axis, [&](std::int64_t, std::int64_t b, const Shape& sub) {
+      region(o, b * ost[ax], x + b * in.strides()[ax], sub);
+    });
     return;
   }
   if constexpr (!R::kPairwise) {
     // Exact reductions: threads take slices of the outermost reduced axis
     // into private outputs, combined afterwards.
-    int raxis = -1;
-    for (std::size_t i = 0; i < r; ++i) {
-      if (!reduced[i] || in.shape()[i] < nt) continue;
-      if (raxis < 0 || std::llabs(in.strides()[i]) > std::llabs(in.strides()[static_cast<std::size_t>(raxis)]))
-        raxis = static_cast<int>(i);
-    }
+    const int raxis = outermost(true, nt);
     if (raxis < 0) return region(o, 0, x, in.shape());
-    const std::size_t ax = static_cast<std::size_t>(raxis);
-    const std::int64_t len = in.shape()[ax];
+    const std::int64_t stride = in.strides()[static_cast<std::size_t>(raxis)];
     std::vector<T> partial(static_cast<std::size_t>(nout) * nt, R::identity());
-#pragma omp parallel num_threads(nt)
-    {
-      std::int64_t t = omp_get_thread_num(), T_ = omp_get_num_threads();
-      std::int64_t b = len * t / T_, e = len * (t + 1) / T_;
-      if (b < e) {
-        Shape sub = in.shape();
-        sub[ax] = e - b;
-        region(partial.data() + t * nout, 0, x + b * in.strides()[ax], sub);
-      }
-    }
+    split(raxis, [&](std::int64_t t, std::int64_t b, const Shape& sub) {
+      region(partial.data() + t * nout, 0, x + b * stride, sub);
+    });
     for (int t = 0; t < nt; ++t)
       for (std::int64_t i = 0; i < nout; ++i)
         o[i] = R::combine(o[i], partial[static_cast<std::size_t>(t * nout + i)]);
