@@ -220,6 +220,45 @@ TEST(EinsumTraced, PlanningShapesFollowTheRule) {
   EXPECT_EQ(r, (std::vector<Shape>{{2}}));
 }
 
+TEST(EinsumTraced, LabelExtentsAndADerivedEmitter) {
+  EinsumSpec s = parse_einsum("ij,jk,kl->il", {2, 2, 2});
+  // A constant other than 1 wins over a symbol; a label seen only as 1 is 1.
+  EinsumLabelExtents e = einsum_label_extents(s, {{Dim("n"), Dim(3)}, {Dim("x"), Dim("m")}, {Dim("m"), Dim(1)}});
+  EXPECT_EQ(e.dims, (std::vector<Dim>{Dim("n"), Dim(3), Dim("m"), Dim(1)}));
+  EXPECT_EQ(e.planning_shapes, (std::vector<Shape>{{64, 3}, {3, 64}, {64, 1}}));
+  EXPECT_THROW(einsum_label_extents(s, {{Dim(2), Dim(3)}}), ValueError);
+  // An emitter derived from EinsumValueEmitter: run_plan calls its members.
+  struct Counting : EinsumValueEmitter {
+    int dots = 0, reductions = 0;
+    Value dot_general(const Value& a, const Value& b, const DotGeneralAttrs& d) {
+      ++dots;
+      return EinsumValueEmitter::dot_general(a, b, d);
+    }
+    Value reduce_sum(const Value& a, const DimVec& axes) {
+      ++reductions;
+      return EinsumValueEmitter::reduce_sum(a, axes);
+    }
+  };
+  EinsumSpec t = parse_einsum("ij,jk,kl->i", {2, 2, 2});
+  std::vector<Value> in{graph::input("a", DType::f64, {Dim("n"), Dim(3)}), graph::input("b", DType::f64, {Dim(3), Dim(4)}),
+                        graph::input("c", DType::f64, {Dim(4), Dim(5)})};
+  EinsumLabelExtents te = einsum_label_extents(t, {in[0].shape(), in[1].shape(), in[2].shape()});
+  EinsumPlan plan = EinsumPlan::build(t, te.planning_shapes, {DType::f64, DType::f64, DType::f64},
+                                      einsum_path(t, te.planning_shapes));
+  Counting emit{{te.dims}};
+  Value got = run_plan(plan, std::span<const Value>(in), emit);
+  EXPECT_EQ(emit.dots, 2);
+  EXPECT_EQ(emit.reductions, 1);  // l is summed in the prologue
+  Value want = einsum_value(t, in);
+  CpuBackend cpu;
+  Runtime rt = cpu_runtime(cpu);
+  Program p = GraphCompiler().compile({TracedTensor(got), TracedTensor(want)});
+  auto out = rt.run_compiled(p, {{"a", random_tensor({6, 3}, DType::f64, 1)}, {"b", random_tensor({3, 4}, DType::f64, 2)},
+                                 {"c", random_tensor({4, 5}, DType::f64, 3)}});
+  EXPECT_EQ(out[0].shape(), (Shape{6}));
+  EXPECT_EQ(out[0].to_vec_col_major<double>(), out[1].to_vec_col_major<double>());
+}
+
 TEST(EinsumTraced, DifferentSymbolsOfOneLabelAreCheckedAtRunTime) {
   CpuBackend cpu;
   Runtime rt = cpu_runtime(cpu);

@@ -135,4 +135,72 @@ Value einsum_value(const EinsumSpec& spec, const std::vector<Value>& operands, c
 std::vector<Shape> einsum_planning_shapes(const EinsumSpec& spec, const std::vector<SymShape>& shapes,
                                           const SymbolicExtents& extents = {});
 
+/// The extent of every label of an einsum on operands of (possibly
+/// symbolic) `shapes`, and the concrete operand shapes that planning uses
+/// for them (Note [Einsum symbolic extents]).
+struct EinsumLabelExtents {
+  /// Extent of each label id (EinsumSpec): constant or symbolic.
+  std::vector<Dim> dims;
+  /// The operand shapes with symbolic extents replaced by planning values.
+  std::vector<Shape> planning_shapes;
+};
+/// Label extents of `spec` on operands of `shapes`; ValueError when the
+/// operand count or a rank does not match the subscripts.
+///
+/// ```cpp
+/// EinsumSpec s = parse_einsum("ij,jk->ik", {2, 2});
+/// EinsumLabelExtents e = einsum_label_extents(s, {{Dim("n"), Dim(3)}, {Dim(3), Dim(5)}});
+/// // e.dims == {n, 3, 5}, e.planning_shapes == {{64, 3}, {3, 5}}
+/// ```
+EinsumLabelExtents einsum_label_extents(const EinsumSpec& spec, const std::vector<SymShape>& shapes,
+                                        const SymbolicExtents& extents = {});
+
+/// The emitter (see `run_plan`, tenferro/einsum/plan.hpp) that turns an
+/// `EinsumPlan` into graph values, as `einsum_value` does: primitives
+/// through `vops::`, with the extents of `label_dims` (from
+/// `einsum_label_extents`) in place of the plan's planning extents. A
+/// contraction over another semiring reuses the plan by deriving from it
+/// and replacing the four members that carry the (+, x) algebra:
+/// `dot_general`, `reduce_sum`, `multiply` and `add` (the slice sum); the
+/// structural members (reshape, diagonal, slice, broadcast, transposes) are
+/// the same in any semiring. `run_plan` calls the members of the emitter
+/// type it is given, so the derived ones hide the base ones statically.
+///
+/// ```cpp
+/// struct MaxPlusEmitter : EinsumValueEmitter {   // reduce by max instead of sum
+///   Value reduce_sum(const Value& a, const DimVec& axes) { return vops::reduce_max(a, axes); }
+///   Value multiply(const Value& a, const Value& b) { return vops::add(a, b); }
+///   Value add(const Value& a, const Value& b) { return vops::maximum(a, b); }
+///   Value dot_general(const Value& a, const Value& b, const DotGeneralAttrs& d);  // a max-plus kernel
+/// };
+/// EinsumLabelExtents e = einsum_label_extents(spec, {a.shape(), b.shape()});
+/// EinsumPlan plan = EinsumPlan::build(spec, e.planning_shapes, {a.dtype(), b.dtype()},
+///                                     einsum_path(spec, e.planning_shapes));
+/// MaxPlusEmitter emit{{e.dims}};
+/// std::vector<Value> in{a, b};
+/// Value c = run_plan(plan, std::span<const Value>(in), emit);
+/// ```
+struct EinsumValueEmitter {
+  using Value = ::tenferro::Value;
+  /// Extent of each label id; must outlive the emitter.
+  const std::vector<Dim>& label_dims;
+
+  /// The extents of `in.shape_labels`.
+  SymShape shape_of(const EinsumInstr& in) const;
+  Value convert(const Value& a, DType d);
+  Value reshape(const Value& a, const SymShape& s);
+  /// A gather for a constant extent; pad/reshape/slice for a symbolic one.
+  Value diagonal(const Value& a, std::int64_t i, std::int64_t j);
+  Value reduce_sum(const Value& a, const DimVec& axes);
+  Value slice(const Value& a, const SymShape& starts, const SymShape& limits, const DimVec& strides);
+  Value dot_general(const Value& a, const Value& b, const DotGeneralAttrs& dims);
+  Value broadcast_in_dim(const Value& a, const SymShape& s, const DimVec& dims);
+  Value multiply(const Value& a, const Value& b);
+  Value add(const Value& a, const Value& b);
+  /// A transpose (graph values have no views); composes with a transpose
+  /// that produced `a`, so chains of permutations become one.
+  Value permute_view(const Value& a, const DimVec& perm);
+  Value transpose(const Value& a, const DimVec& perm);
+};
+
 }  // namespace tenferro
