@@ -1,23 +1,53 @@
-# Installs the build tree into a scratch prefix, then configures, builds and
-# runs tests/install/downstream against it with find_package(tenferro).
-# Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR.
-file(REMOVE_RECURSE "${WORK_DIR}")
-execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix"
-                RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "install failed: ${rc}")
+# Driver of tests/install (see its CMakeLists.txt). Variables:
+#   MODE=install: BUILD_DIR is installed into WORK_DIR/prefix (fresh).
+#   MODE=project: SOURCE_DIR is configured into WORK_DIR/NAME against that
+#     prefix (with find_package(tenferro)), built, and then either RUN (an
+#     executable of its build tree) runs or, with RUN_CTEST, its CTest suite.
+#   CXX_COMPILER, CXX_LAUNCHER: the compiler (and ccache) of the main build.
+set(_prefix "${WORK_DIR}/prefix")
+if(MODE STREQUAL "install")
+  file(REMOVE_RECURSE "${_prefix}")
+  execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}" RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "install failed: ${rc}")
+  endif()
+  return()
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build"
-                        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
-                RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "downstream configure failed: ${rc}")
+if(NOT MODE STREQUAL "project")
+  message(FATAL_ERROR "run_install_test.cmake: unknown MODE '${MODE}'")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/build" RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "downstream build failed: ${rc}")
+if(NOT EXISTS "${_prefix}/include/tenferro")
+  message(FATAL_ERROR "no installed tenferro under ${_prefix}: run the install_prefix test first")
 endif()
-execute_process(COMMAND "${WORK_DIR}/build/app" RESULT_VARIABLE rc)
+set(_build "${WORK_DIR}/${NAME}")
+file(REMOVE_RECURSE "${_build}")
+set(_args -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_BUILD_TYPE=Release)
+if(CXX_COMPILER)
+  list(APPEND _args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
+if(CXX_LAUNCHER)
+  list(APPEND _args -DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_LAUNCHER})
+endif()
+if(RUN_CTEST)
+  # Outside extensions build warning-free like the library.
+  list(APPEND _args -DTENFERRO_EXT_WERROR=ON)
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${_build}" ${_args} RESULT_VARIABLE rc)
 if(rc)
-  message(FATAL_ERROR "downstream app failed: ${rc}")
+  message(FATAL_ERROR "${NAME}: configure failed: ${rc}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build "${_build}" -j 2 RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "${NAME}: build failed: ${rc}")
+endif()
+if(RUN_CTEST)
+  execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir "${_build}" --output-on-failure RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "${NAME}: tests failed: ${rc}")
+  endif()
+elseif(RUN)
+  execute_process(COMMAND "${_build}/${RUN}" RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "${NAME}: ${RUN} failed: ${rc}")
+  endif()
 endif()
