@@ -62,8 +62,9 @@ bool parse_int(const std::string& s, std::int64_t& out) {
 }
 
 bool parse_double(const std::string& s, double& out) {
+  const char* begin = s.data() + (s.size() > 1 && s[0] == '+' ? 1 : 0);   // from_chars takes no '+'
   const char* end = s.data() + s.size();
-  auto [p, ec] = std::from_chars(s.data(), end, out);
+  auto [p, ec] = std::from_chars(begin, end, out);
   return ec == std::errc() && p == end;
 }
 

@@ -186,6 +186,16 @@ TEST(TropicalPaths, LongPathGradient) {
   EXPECT_EQ(rows[20][0], 1.0);
 }
 
+TEST(TropicalPaths, NumberFormatsParallelEdgesAndUnreachable) {
+  // '+' and exponents parse; the cheaper of two parallel edges wins; 2 is unreachable.
+  const Result r = run_paths("3\n0 1 +2.5\n1 0 1e1\n1 0 -0.5\n", "--grad 1 0");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "0 2.5 inf\n-0.5 0 inf\ninf inf 0\n0\n0\n1\n");
+  const Result none = run_paths("2\n", "--grad 0 1");
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_EQ(none.out, "0 inf\ninf 0\n");
+}
+
 TEST(TropicalPaths, MalformedInputNamesTheLineAndExitsWith2) {
   struct Bad {
     std::string input, args, needle;
