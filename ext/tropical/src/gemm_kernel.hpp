@@ -272,14 +272,10 @@ void gemm(const GemmProblem<T>& g) {
 
 }  // namespace
 
+// Aggregate initialisation: no call to GemmTable's implicit constructor,
+// which every file would emit (Note [One instruction set per file]).
 GemmTable TROPICAL_TABLE_FN() {
-  GemmTable t;
-  t.isa = TROPICAL_ISA_NAME;
-  t.f32 = &gemm<float>;
-  t.f64 = &gemm<double>;
-  t.i32 = &gemm<std::int32_t>;
-  t.i64 = &gemm<std::int64_t>;
-  return t;
+  return GemmTable{TROPICAL_ISA_NAME, &gemm<float>, &gemm<double>, &gemm<std::int32_t>, &gemm<std::int64_t>};
 }
 
 }  // namespace tropical::detail::TROPICAL_ISA_NS
