@@ -1,4 +1,4 @@
-// Einsum on every instance of ../shared/bench/instances/ along the stored
+// Einsum on every instance of tests/data/instances/ along the stored
 // opt_flops and opt_size paths and along our annealing path, one thread.
 // Execution only is timed (the plan comes from an EinsumCache); planning
 // time is reported separately as counters.

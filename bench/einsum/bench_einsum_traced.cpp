@@ -1,4 +1,4 @@
-// Traced versus eager einsum on instances of ../shared/bench/instances/,
+// Traced versus eager einsum on instances of tests/data/instances/,
 // one thread, the same contraction path (the file's opt_flops path) in
 // both modes:
 //   <instance>/eager   einsum(spec, tensors, cpu, {.path}, &cache): the plan

@@ -4,7 +4,7 @@
     peers.py --peers torch,numpy --paths ours_paths.json --out peers.json   (Debian python3)
     peers.py --peers jax --paths ours_paths.json --out peers.json           (.venv-peers python)
 
-For every instance of ../shared/bench/instances/ and every path (the
+For every instance of tests/data/instances/ and every path (the
 stored opt_flops and opt_size paths and ours, read from --paths) it times
 the contraction on the same operands as bench_einsum (the generator of
 tests/einsum/make_instance_reference.py), one thread:
@@ -35,7 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-INSTANCES = os.path.join(ROOT, "..", "shared", "bench", "instances")
+INSTANCES = os.path.join(ROOT, "tests", "data", "instances")
 
 _spec = importlib.util.spec_from_file_location("ref", os.path.join(ROOT, "tests", "einsum", "make_instance_reference.py"))
 ref = importlib.util.module_from_spec(_spec)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One command for the einsum comparison: tenferro (bench_einsum) against
 torch.einsum, jax.numpy.einsum under jax.jit and numpy.einsum, every
-instance of ../shared/bench/instances/ along the stored opt_flops and
+instance of tests/data/instances/ along the stored opt_flops and
 opt_size paths and our annealing path, one thread, same operands.
 
     python3 bench/einsum/run_einsum_bench.py --build build-einsum [--filter NAME] [--effort E]

@@ -9,12 +9,12 @@
 #
 # --prepare builds on this machine (in --build-dir, default build-gpu-bench)
 # and copies into DIR the binary and what the GPU machine may lack (the
-# non-CUDA shared libraries it needs, the benchmark instances): a few MiB,
-# so a task with a GPU can carry DIR (e.g. DIR=build-gpu-carry, ignored by
-# git as build*) and run
+# non-CUDA shared libraries it needs): a few MiB, so a task with a GPU can
+# carry DIR (e.g. DIR=build-gpu-carry, ignored by git as build*) and run
 #   bench/gpu/run.sh --build-dir DIR --no-build
-# Environment: INSTANCES (default ../shared/bench/instances, else
-# DIR/instances), PYTHON (default python3: the one with CUDA PyTorch).
+# The instances come with the working tree (tests/data/instances).
+# Environment: INSTANCES (default tests/data/instances), PYTHON (default
+# python3: the one with CUDA PyTorch).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -33,8 +33,7 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--build-dir DIR] [--no-build] [--out DIR] [--quick] | --prepare DIR" >&2; exit 2 ;;
   esac
 done
-instances="${INSTANCES:-$root/../shared/bench/instances}"
-[ -d "$instances" ] || instances="$build/instances"
+instances="${INSTANCES:-$root/tests/data/instances}"
 jobs="${JOBS:-$(nproc)}"
 
 if [ "$build_it" = 1 ]; then
@@ -46,8 +45,7 @@ fi
 
 if [ "$prepare" != 0 ]; then
   rm -rf "$prepare"
-  mkdir -p "$prepare/lib" "$prepare/instances"
-  cp "$instances"/*.json "$prepare/instances/"
+  mkdir -p "$prepare/lib"
   cp "$build/bench_gpu" "$prepare/"
   # Non-CUDA, non-libc shared libraries the binary needs (OpenBLAS, gfortran, gomp).
   ldd "$build/bench_gpu" | awk '/=> \//{print $3}' |

@@ -1,6 +1,6 @@
 // tenferro's side of the peer benchmark report (scripts/bench.sh,
 // bench/peer/report.py): einsum on every instance of
-// ../shared/bench/instances/ along the stored opt_flops / opt_size paths and
+// tests/data/instances/ along the stored opt_flops / opt_size paths and
 // our optimizer's path, and primal linalg (svd, qr, eigh, cholesky, solve,
 // lu, inv, det) on one 256x256 matrix and on 64 batches of 16x16. Timings
 // follow bench/peer/timing.hpp (the rule bench/peer/peers.py applies to the

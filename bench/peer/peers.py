@@ -47,7 +47,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-INSTANCES = os.path.abspath(os.path.join(ROOT, "..", "shared", "bench", "instances"))
+INSTANCES = os.path.join(ROOT, "tests", "data", "instances")
 
 
 def load(name, path):

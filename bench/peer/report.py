@@ -311,7 +311,7 @@ def write_report(data, args, started, load_start, load_end, elapsed):
         peers = ["torch", "jax", "numpy"]
         rows = ratio_rows(data["einsum"], peers)
         s = ["## Einsum\n",
-             "Every instance of `../shared/bench/instances/` along the stored `opt_flops` and `opt_size` paths "
+             "Every instance of `tests/data/instances/` along the stored `opt_flops` and `opt_size` paths "
              "and our optimizer's path (annealing, effort 1; planned once, reused at both thread counts and by "
              "the peers). tenferro: `tenferro::einsum` with the path given (plan cached, execution timed). "
              "torch: one `torch.einsum` per path step (what opt_einsum's torch backend runs for that path). "

@@ -1,5 +1,5 @@
 #pragma once
-// The einsum instances of ../shared/bench/instances/ for tests and
+// The einsum instances of tests/data/instances/ for tests and
 // benchmarks: loading (column-major form), the stored paths, and operands
 // from the counter-based generator that make_instance_reference.py mirrors.
 #include <nlohmann/json.hpp>

@@ -5,7 +5,7 @@ Run by hand (never by CI) with Debian's python3 + NumPy:
 
     /usr/bin/python3 tests/einsum/make_instance_reference.py
 
-For every einsum instance in ../shared/bench/instances/ it generates the
+For every einsum instance in tests/data/instances/ it generates the
 operands with the counter-based generator that the C++ test reproduces
 (splitmix64 of seed + (i + 1) * golden, mapped to [-1, 1) and scaled so
 that the result stays of order one), contracts them with numpy.einsum
@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-INSTANCES = os.path.join(HERE, "..", "..", "..", "shared", "bench", "instances")
+INSTANCES = os.path.join(HERE, "..", "data", "instances")
 OUT = os.path.join(HERE, "data", "instance_reference.json")
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15

@@ -1,6 +1,7 @@
-// The benchmark instances of ../shared/bench/instances/: results against
+// The benchmark instances of tests/data/instances/: results against
 // NumPy's einsum (reference values from make_instance_reference.py) along
 // both stored paths and our own, and our optimizer against the stored paths.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -13,13 +14,14 @@ using namespace tenferro::testing;
 namespace {
 
 const std::vector<EinsumInstance>& instances() {
-  static const std::vector<EinsumInstance> v = load_instances(TENFERRO_INSTANCES_DIR);
+  static const std::vector<EinsumInstance> v =
+      load_instances(data_path("TENFERRO_INSTANCES_DIR", TENFERRO_INSTANCES_DIR));
   return v;
 }
 
 const nlohmann::json& reference() {
   static const nlohmann::json j = [] {
-    std::ifstream in(TENFERRO_EINSUM_REFERENCE);
+    std::ifstream in(data_path("TENFERRO_EINSUM_REFERENCE", TENFERRO_EINSUM_REFERENCE));
     return nlohmann::json::parse(in);
   }();
   return j;
@@ -83,6 +85,18 @@ INSTANTIATE_TEST_SUITE_P(Instances, EinsumInstanceTest, ::testing::ValuesIn(name
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return s;
                          });
+
+// The data directory (tests/data/instances, or the override) holds exactly
+// the instances the NumPy reference was made from, so a missing or partial
+// copy fails here instead of silently running fewer instances.
+TEST(EinsumInstanceData, MatchesTheReferenceInstanceList) {
+  std::vector<std::string> loaded = names(), referenced;
+  for (const auto& [name, value] : reference().at("instances").items()) referenced.push_back(name);
+  std::sort(loaded.begin(), loaded.end());
+  std::sort(referenced.begin(), referenced.end());
+  EXPECT_FALSE(referenced.empty());
+  EXPECT_EQ(loaded, referenced);
+}
 
 // The criterion, per instance: the annealer (effort 2) finds a path
 // with no more flops than the stored opt_flops path and, given the opt_size

@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,18 @@ inline const std::vector<DType>& all_dtypes() {
   static const std::vector<DType> v{DType::f32, DType::f64, DType::c64, DType::c128,
                                     DType::i32, DType::i64, DType::bool_};
   return v;
+}
+
+/// A data path a test reads (tests/data/...): the environment variable
+/// `env` when it is set and not empty, else `built_in`, the path CMake
+/// compiled in. The override lets a built test read another checkout's copy
+/// of the data (tests/standalone runs the data tests on a fresh clone's):
+///
+///   std::string dir = data_path("TENFERRO_AD_ORACLES_DIR", TENFERRO_AD_ORACLES_DIR);
+///   // $ TENFERRO_AD_ORACLES_DIR=/tmp/clone/tests/data/ad-oracles ./test_ad_oracles
+inline std::string data_path(const char* env, const char* built_in) {
+  const char* v = std::getenv(env);
+  return v != nullptr && *v != 0 ? std::string(v) : std::string(built_in);
 }
 
 }  // namespace tenferro::testing
