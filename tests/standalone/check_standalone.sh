@@ -68,6 +68,8 @@ fail() {
 
 # 1. The clone, alone in its folder.
 git clone --quiet "$src" "$clone"
+# Exactly the source's HEAD, whatever the clone's default branch is.
+git -C "$clone" checkout --quiet --detach "$(git -C "$src" rev-parse HEAD)"
 echo "cloned $(git -C "$clone" rev-parse --short HEAD) of $src into $clone"
 [ "$(ls -A "$tmp")" = "repo" ] || fail "the temporary folder holds more than the clone: $(ls -A "$tmp")"
 [ ! -e "$tmp/shared" ] || fail "$tmp/shared exists beside the clone"
