@@ -41,6 +41,21 @@
 
 namespace tenferro::fft::detail::TF_POCKETFFT_ISA {
 
+// Note [pocketfft allocation]
+// pocketfft's arr<T> allocates its scratch and twiddle buffers with an
+// unqualified aligned_alloc(64, n * sizeof(T)), a size that need not be a
+// multiple of 64 (e.g. 32 bytes for two complex<float>). C11 and C++17's
+// std::aligned_alloc require the size to be an integral multiple of the
+// alignment; glibc accepts other sizes, AddressSanitizer rejects them and
+// aborts. The header is included inside this namespace, so its unqualified
+// call finds this function first (no argument-dependent lookup on the
+// integer arguments): it rounds the size up to the alignment and calls the
+// standard allocator. The memory is released with free(), as pocketfft does.
+inline void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  if (alignment == 0 || size > SIZE_MAX - (alignment - 1)) return nullptr;  // bad_alloc upstream
+  return std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
+}
+
 #define POCKETFFT_NO_MULTITHREADING
 #include TENFERRO_POCKETFFT_HEADER
 
