@@ -48,17 +48,25 @@ if ! command -v git >/dev/null 2>&1; then
   echo "check_standalone: skipped: git is not installed"
   exit 77
 fi
-if ! git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# A checkout owned by another user (CI containers) is still read: git's
+# safe.directory check would otherwise make it look like no repository, and
+# the clone's upload-pack honours it only from a global configuration file.
+gcfg="$(mktemp "${TMPDIR:-/tmp}/tenferro-standalone-gitconfig.XXXXXX")"
+trap 'rm -f "$gcfg"' EXIT
+printf '[safe]\n\tdirectory = *\n' >"$gcfg"
+gsrc=(env "GIT_CONFIG_GLOBAL=$gcfg" git -C "$src")
+if ! "${gsrc[@]}" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   echo "check_standalone: skipped: $src is not a git work tree (nothing to clone)"
   exit 77
 fi
 src="$(realpath "$src")"
-if [ -n "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
+gsrc=(env "GIT_CONFIG_GLOBAL=$gcfg" git -C "$src")
+if [ -n "$("${gsrc[@]}" status --porcelain --untracked-files=no)" ]; then
   echo "note: $src has uncommitted changes; this checks its committed HEAD"
 fi
 
 tmp="$(realpath "$(mktemp -d "${TMPDIR:-/tmp}/tenferro-standalone.XXXXXX")")"
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; rm -f "$gcfg"' EXIT
 clone="$tmp/repo"
 failures=0
 fail() {
@@ -67,9 +75,9 @@ fail() {
 }
 
 # 1. The clone, alone in its folder.
-git clone --quiet "$src" "$clone"
+env "GIT_CONFIG_GLOBAL=$gcfg" git clone --quiet "$src" "$clone"
 # Exactly the source's HEAD, whatever the clone's default branch is.
-git -C "$clone" checkout --quiet --detach "$(git -C "$src" rev-parse HEAD)"
+git -C "$clone" checkout --quiet --detach "$("${gsrc[@]}" rev-parse HEAD)"
 echo "cloned $(git -C "$clone" rev-parse --short HEAD) of $src into $clone"
 [ "$(ls -A "$tmp")" = "repo" ] || fail "the temporary folder holds more than the clone: $(ls -A "$tmp")"
 [ ! -e "$tmp/shared" ] || fail "$tmp/shared exists beside the clone"
