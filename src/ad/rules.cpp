@@ -8,6 +8,7 @@
 #include "rules.hpp"
 
 #include <algorithm>
+#include <numbers>
 #include <numeric>
 #include <optional>
 
@@ -191,7 +192,16 @@ bool has_jvp(OpKind kind) {
     case OpKind::sign:
     case OpKind::compare:
     case OpKind::is_finite:
+    // Rounding (Note [Rounding derivatives] in ops.def).
+    case OpKind::floor:
+    case OpKind::ceil:
+    case OpKind::round_nearest_even:
+    case OpKind::trunc:
+    case OpKind::frexp_exponent:
       return false;
+    case OpKind::fmod:
+    case OpKind::remainder:
+    case OpKind::ldexp:
     case OpKind::add:
     case OpKind::subtract:
     case OpKind::multiply:
@@ -297,6 +307,11 @@ Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t) {
     case OpKind::sign:
     case OpKind::compare:
     case OpKind::is_finite:
+    case OpKind::floor:
+    case OpKind::ceil:
+    case OpKind::round_nearest_even:
+    case OpKind::trunc:
+    case OpKind::frexp_exponent:
       TF_THROW(InternalError, op_name(n.op), "has no JVP rule (has_jvp) but reached jvp_rule");
     case OpKind::maximum:
     case OpKind::minimum: {
@@ -350,6 +365,21 @@ Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t) {
       return prim(OpKind::divide, NoAttrs{}, {t[0], prim(OpKind::add, NoAttrs{}, {x[0], ones_like(x[0])})});
     case OpKind::complex:
       return prim(OpKind::complex, NoAttrs{}, {or_zeros(t[0], x[0]), or_zeros(t[1], x[1])});
+    case OpKind::fmod:       // x - trunc(x / y) y: t_x - t_y trunc(x / y)
+    case OpKind::remainder: {  // x - floor(x / y) y: t_x - t_y floor(x / y)
+      Value r = t[0];
+      if (t[1].defined()) {
+        OpKind round = n.op == OpKind::fmod ? OpKind::trunc : OpKind::floor;
+        Value q = prim(round, NoAttrs{}, {prim(OpKind::divide, NoAttrs{}, {x[0], x[1]})});
+        r = plus(r, neg(times(t[1], q)));
+      }
+      return r;
+    }
+    case OpKind::ldexp: {  // x 2^e: t_x 2^e + t_e ln(2) out
+      Value l = t[0].defined() ? times(t[0], prim(OpKind::ldexp, NoAttrs{}, {ones_like(x[0]), x[1]})) : Value{};
+      Value r = t[1].defined() ? times(t[1], mul(out, Scalar(std::numbers::ln2))) : Value{};
+      return plus(l, r);
+    }
     case OpKind::convert: {
       DType to = std::get<ConvertAttrs>(n.attrs).dtype;
       if (!is_float(to) || !is_float(x[0].dtype())) return {};
@@ -605,6 +635,14 @@ std::vector<Value> transpose_rule(const Node& n, const Value& ct, std::span<cons
     case OpKind::reduce_prod:
     case OpKind::reduce_max:
     case OpKind::reduce_min:
+    case OpKind::floor:
+    case OpKind::ceil:
+    case OpKind::round_nearest_even:
+    case OpKind::trunc:
+    case OpKind::frexp_exponent:
+    case OpKind::fmod:
+    case OpKind::remainder:
+    case OpKind::ldexp:
       break;
   }
   TF_THROW(InternalError, op, "is not linear: no transpose rule (a JVP rule produced a nonlinear tangent)");
@@ -659,6 +697,14 @@ bool has_transpose(OpKind kind) {
     case OpKind::reduce_prod:
     case OpKind::reduce_max:
     case OpKind::reduce_min:
+    case OpKind::floor:
+    case OpKind::ceil:
+    case OpKind::round_nearest_even:
+    case OpKind::trunc:
+    case OpKind::frexp_exponent:
+    case OpKind::fmod:
+    case OpKind::remainder:
+    case OpKind::ldexp:
       return false;
   }
   return false;

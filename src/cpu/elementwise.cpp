@@ -192,6 +192,32 @@ void dispatch(OpKind kind, const Attrs& attrs, const DType* in, DType out, V&& v
           else return static_cast<bool>(std::isfinite(x));
         });
       });
+    case OpKind::floor:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>(RealRound<T, RoundMode::floor>{}); });
+    case OpKind::ceil:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>(RealRound<T, RoundMode::ceil>{}); });
+    case OpKind::trunc:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.template unary<T, T>(RealRound<T, RoundMode::trunc>{}); });
+    case OpKind::round_nearest_even:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {
+        v.template unary<T, T>(RealRound<T, RoundMode::nearest_even>{});
+      });
+    case OpKind::frexp_exponent:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {
+        v.template unary<std::int32_t, T>([](T x) { return math::frexp_exponent_of(x); });
+      });
+    case OpKind::fmod:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {
+        v.template binary<T, T, T>([](T x, T y) { return std::fmod(x, y); });
+      });
+    case OpKind::remainder:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {
+        v.template binary<T, T, T>([](T x, T y) { return math::remainder_floor(x, y); });
+      });
+    case OpKind::ldexp:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {
+        v.template binary<T, T, T>([](T x, T y) { return math::ldexp_of(x, y); });
+      });
     case OpKind::convert:
       return on_dtype<kAllDTypes>(d, kind, [&]<class From>() {
         on_dtype<kAllDTypes>(out, kind, [&]<class To>() {

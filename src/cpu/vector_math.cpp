@@ -103,9 +103,95 @@ bool has_avx2() {
   return yes;
 }
 
+template <int kMode, class T>
+void round_loop(const T* x, T* y, std::int64_t n) {
+  constexpr RoundMode m = static_cast<RoundMode>(kMode);
+  for (std::int64_t i = 0; i < n; ++i) y[i] = round_scalar<m>(x[i]);
+}
+
+// Note [Vector rounding]: kMode is the immediate's rounding field (0 nearest
+// even, 1 down, 2 up, 3 toward zero); 8 suppresses the inexact exception.
+template <int kMode>
+__attribute__((target("sse4.1"))) void round_sse41(const double* x, double* y, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + 2 <= n; i += 2) _mm_storeu_pd(y + i, _mm_round_pd(_mm_loadu_pd(x + i), kMode | 8));
+  round_loop<kMode>(x + i, y + i, n - i);
+}
+template <int kMode>
+__attribute__((target("sse4.1"))) void round_sse41(const float* x, float* y, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, _mm_round_ps(_mm_loadu_ps(x + i), kMode | 8));
+  round_loop<kMode>(x + i, y + i, n - i);
+}
+template <int kMode>
+__attribute__((target("avx"))) void round_avx(const double* x, double* y, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm256_storeu_pd(y + i, _mm256_round_pd(_mm256_loadu_pd(x + i), kMode | 8));
+  round_loop<kMode>(x + i, y + i, n - i);
+}
+template <int kMode>
+__attribute__((target("avx"))) void round_avx(const float* x, float* y, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_round_ps(_mm256_loadu_ps(x + i), kMode | 8));
+  round_loop<kMode>(x + i, y + i, n - i);
+}
+template <int kMode>
+__attribute__((target("avx512f"))) void round_avx512(const double* x, double* y, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm512_storeu_pd(y + i, _mm512_roundscale_pd(_mm512_loadu_pd(x + i), kMode | 8));
+  round_loop<kMode>(x + i, y + i, n - i);
+}
+template <int kMode>
+__attribute__((target("avx512f"))) void round_avx512(const float* x, float* y, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(y + i, _mm512_roundscale_ps(_mm512_loadu_ps(x + i), kMode | 8));
+  round_loop<kMode>(x + i, y + i, n - i);
+}
+
+bool has_avx() {
+  static const bool yes = __builtin_cpu_supports("avx");
+  return yes;
+}
+
+bool has_sse41() {
+  static const bool yes = __builtin_cpu_supports("sse4.1");
+  return yes;
+}
+
+template <int kMode, class T>
+void round_dispatch(const T* x, T* y, std::int64_t n) {
+  if (has_avx512()) return round_avx512<kMode>(x, y, n);
+  if (has_avx()) return round_avx<kMode>(x, y, n);
+  if (has_sse41()) return round_sse41<kMode>(x, y, n);
+  round_loop<kMode>(x, y, n);
+}
+
+#else
+
+template <int kMode, class T>
+void round_dispatch(const T* x, T* y, std::int64_t n) {
+  constexpr RoundMode m = static_cast<RoundMode>(kMode);
+  for (std::int64_t i = 0; i < n; ++i) y[i] = round_scalar<m>(x[i]);
+}
+
 #endif
 
+template <class T>
+void round_any(RoundMode mode, const T* x, T* y, std::int64_t n) {
+  switch (mode) {
+    case RoundMode::nearest_even: return round_dispatch<0>(x, y, n);
+    case RoundMode::floor: return round_dispatch<1>(x, y, n);
+    case RoundMode::ceil: return round_dispatch<2>(x, y, n);
+    case RoundMode::trunc: return round_dispatch<3>(x, y, n);
+  }
+}
+
 }  // namespace
+
+void round_array(RoundMode mode, const double* x, double* y, std::int64_t n) { round_any(mode, x, y, n); }
+void round_array(RoundMode mode, const float* x, float* y, std::int64_t n) { round_any(mode, x, y, n); }
 
 void exp_array(const double* x, double* y, std::int64_t n) {
 #if defined(__x86_64__)

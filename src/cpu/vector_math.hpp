@@ -12,7 +12,11 @@
 // gives bit-identical results.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
+
+#include "../ops/special_math.hpp"
 
 namespace tenferro::cpu {
 
@@ -62,6 +66,33 @@ struct RealExp {
     else return exp_f64(x);
   }
   static void array(const T* x, T* y, std::int64_t n) { exp_array(x, y, n); }
+};
+
+// Note [Vector rounding]: floor, ceil, trunc and round-half-even are exact
+// functions; the array kernels use the rounding instruction of SSE4.1, AVX or
+// AVX-512 (roundpd / vroundpd / vrndscalepd with the mode in the immediate,
+// independent of MXCSR), chosen at run time, and a scalar loop otherwise.
+// Every path gives the same bits (signed zeros, inf and NaN included).
+enum class RoundMode : int { nearest_even = 0, floor = 1, ceil = 2, trunc = 3 };
+
+/// y[i] = x[i] rounded by `mode`.
+void round_array(RoundMode mode, const double* x, double* y, std::int64_t n);
+void round_array(RoundMode mode, const float* x, float* y, std::int64_t n);
+
+/// The scalar rounding of `mode` (what round_array computes per element).
+template <RoundMode M, class T>
+T round_scalar(T x) {
+  if constexpr (M == RoundMode::floor) return std::floor(x);
+  else if constexpr (M == RoundMode::ceil) return std::ceil(x);
+  else if constexpr (M == RoundMode::trunc) return std::trunc(x);
+  else return math::round_half_even(x);
+}
+
+/// A rounding op as a functor with an array form, for the elementwise kernels.
+template <class T, RoundMode M>
+struct RealRound {
+  T operator()(T x) const { return round_scalar<M>(x); }
+  static void array(const T* x, T* y, std::int64_t n) { round_array(M, x, y, n); }
 };
 
 }  // namespace tenferro::cpu

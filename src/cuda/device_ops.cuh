@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdint>
 
+#include "../ops/special_math.hpp"
 #include "launch.hpp"
 
 namespace tenferro::cuda::detail {
@@ -327,6 +328,39 @@ struct ConvertF {
       return static_cast<To>(v);
     }
   }
+};
+// ---- rounding, remainders, binary exponents (Note [One scalar definition]) ---------
+struct FloorF {
+  template <class T>
+  __device__ T operator()(T x) const { return floor(x); }
+};
+struct CeilF {
+  template <class T>
+  __device__ T operator()(T x) const { return ceil(x); }
+};
+struct TruncF {
+  template <class T>
+  __device__ T operator()(T x) const { return trunc(x); }
+};
+struct RoundEvenF {
+  template <class T>
+  __device__ T operator()(T x) const { return rint(x); }  // the device's default mode: nearest, ties to even
+};
+struct FrexpExponentF {
+  template <class T>
+  __device__ std::int32_t operator()(T x) const { return math::frexp_exponent_of(x); }
+};
+struct FmodF {
+  template <class T>
+  __device__ T operator()(T x, T y) const { return fmod(x, y); }
+};
+struct RemainderF {
+  template <class T>
+  __device__ T operator()(T x, T y) const { return math::remainder_floor(x, y); }
+};
+struct LdexpF {
+  template <class T>
+  __device__ T operator()(T x, T y) const { return math::ldexp_of(x, y); }
 };
 struct SelectF {
   template <class T>

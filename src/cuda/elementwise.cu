@@ -146,6 +146,22 @@ void launch_elementwise(OpKind kind, const Attrs& attrs, const DType* in, DType 
       return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.unary<real_t<T>, T>(ImagF{}); });
     case OpKind::is_finite:
       return on_dtype<kFloatDTypes>(d, kind, [&]<class T>() { v.unary<bool, T>(IsFiniteF{}); });
+    case OpKind::floor:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(FloorF{}); });
+    case OpKind::ceil:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(CeilF{}); });
+    case OpKind::trunc:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(TruncF{}); });
+    case OpKind::round_nearest_even:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(RoundEvenF{}); });
+    case OpKind::frexp_exponent:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<std::int32_t, T>(FrexpExponentF{}); });
+    case OpKind::fmod:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.binary<T, T, T>(FmodF{}); });
+    case OpKind::remainder:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.binary<T, T, T>(RemainderF{}); });
+    case OpKind::ldexp:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.binary<T, T, T>(LdexpF{}); });
     case OpKind::convert:
       return on_dtype<kAllDTypes>(d, kind, [&]<class From>() {
         on_dtype<kAllDTypes>(out, kind, [&]<class To>() { v.unary<To, From>(ConvertF<Dev<To>>{}); });

@@ -131,6 +131,8 @@ BasicTensorMeta<D> infer_unary(OpKind kind, const BasicAttrs<D>& attrs, Metas<D>
       return {real_dtype(d), in[0].shape};
     case OpKind::is_finite:
       return {DType::bool_, in[0].shape};
+    case OpKind::frexp_exponent:
+      return {DType::i32, in[0].shape};
     case OpKind::convert:
       return {get<ConvertAttrs>(kind, attrs).dtype, in[0].shape};
     default:

@@ -40,6 +40,10 @@
   X(neg, negate) X(abs, abs) X(sign, sign) X(is_finite, is_finite)
 #define TENFERRO_OP_LAYER_FLOAT_UNARY(X)  /* op_layer::float_unary: X(OpKind name) */ \
   X(exp) X(log) X(sin) X(cos) X(tanh) X(sqrt) X(rsqrt) X(expm1) X(log1p)
+#define TENFERRO_OP_LAYER_ROUNDING(X)  /* op_layer::rounding: X(name, OpKind) */ \
+  X(floor, floor) X(ceil, ceil) X(trunc, trunc) X(round, round_nearest_even)
+#define TENFERRO_OP_LAYER_FLOAT_BINARY(X)  /* op_layer::float_binary: X(OpKind name) */ \
+  X(fmod) X(remainder) X(ldexp)
 #define TENFERRO_OP_LAYER_NAMED_UNARY(X)  /* op_layer::name: X(name) */ \
   X(square) X(conj) X(real) X(imag) X(norm) X(trace)
 #define TENFERRO_OP_LAYER_REDUCE(X)  /* name(x, axes), name(x): X(name, OpKind) */ \
@@ -50,6 +54,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "tenferro/ops/attrs.hpp"
 #include "tenferro/ops/dim.hpp"
@@ -222,6 +227,69 @@ H<E> unary(E& e, OpKind k, const H<E>& x) {
 template <class E>
 H<E> float_unary(E& e, OpKind k, const H<E>& x) {
   return unary(e, k, as_float(e, x));
+}
+
+/// floor, ceil, trunc, round_nearest_even: integers and bool are already
+/// integral and come back unchanged; complex operands are a DTypeError.
+template <class E>
+H<E> rounding(E& e, OpKind k, const H<E>& x) {
+  TF_CHECK(x.defined(), ValueError, op_name(k), "operand is an undefined tensor");
+  DType d = e.dtype(x);
+  if (is_integer(d) || d == DType::bool_) return x;
+  return unary(e, k, x);
+}
+
+/// round(x, decimals): half to even at 10^-decimals, as round(x 10^decimals)
+/// / 10^decimals (decimals < 0: round(x / 10^-decimals) 10^-decimals), so
+/// the result is the double nearest to the rounded decimal (as NumPy and
+/// PyTorch compute it). Integers and bool come back unchanged for
+/// decimals >= 0 and are rounded in f64 for decimals < 0.
+template <class E>
+H<E> round_decimals(E& e, const H<E>& x, std::int64_t decimals) {
+  TF_CHECK(x.defined(), ValueError, "round", "operand is an undefined tensor");
+  TF_CHECK(decimals >= -308 && decimals <= 308, ValueError, "round", "decimals ", decimals,
+           " outside [-308, 308]");
+  if (decimals == 0) return rounding(e, OpKind::round_nearest_even, x);
+  DType d = e.dtype(x);
+  if ((is_integer(d) || d == DType::bool_) && decimals > 0) return x;
+  H<E> v = as_float(e, x);
+  double scale = 1;
+  for (std::int64_t i = 0; i < (decimals > 0 ? decimals : -decimals); ++i) scale *= 10;
+  H<E> s = e.constant(Scalar(scale), e.dtype(v), v);
+  OpKind in = decimals > 0 ? OpKind::multiply : OpKind::divide;
+  OpKind back = decimals > 0 ? OpKind::divide : OpKind::multiply;
+  H<E> r = unary(e, OpKind::round_nearest_even, binary(e, in, v, s));
+  return binary(e, back, r, s);
+}
+
+/// fmod, remainder, ldexp: promote and broadcast as `binary`; integer and
+/// bool results become f64 (the primitives take real floats).
+template <class E>
+H<E> float_binary(E& e, OpKind k, const H<E>& a, const H<E>& b) {
+  const char* op = op_name(k);
+  TF_CHECK(a.defined() && b.defined(), ValueError, op, "operand is an undefined tensor");
+  DType d = promote_types(e.dtype(a), e.dtype(b));
+  if (!is_float(d)) d = DType::f64;
+  ShapeOf<E> s = broadcast_extents<X<E>>(e.shape(a), e.shape(b), op);
+  return prim(e, k, NoAttrs{}, {broadcast_to(e, convert(e, a, d), s), broadcast_to(e, convert(e, b, d), s)});
+}
+
+/// `a (op) s` for fmod, remainder, ldexp.
+template <class E>
+H<E> float_binary_scalar(E& e, OpKind k, const H<E>& a, const Scalar& s) {
+  return float_binary(e, k, a, scalar_operand(e, a, s));
+}
+
+/// frexp(x) = (mantissa, exponent): x = mantissa 2^exponent with
+/// 0.5 <= |mantissa| < 1, exponent i32 (0 for zero, inf and NaN, whose
+/// mantissa is x itself). The mantissa is ldexp(x, -exponent), exact.
+template <class E>
+std::pair<H<E>, H<E>> frexp(E& e, const H<E>& x) {
+  TF_CHECK(x.defined(), ValueError, "frexp", "operand is an undefined tensor");
+  H<E> v = as_float(e, x);
+  H<E> k = unary(e, OpKind::frexp_exponent, v);
+  H<E> minus_k = unary(e, OpKind::negate, convert(e, k, e.dtype(v)));
+  return {prim(e, OpKind::ldexp, NoAttrs{}, {v, minus_k}), k};
 }
 
 template <class E>

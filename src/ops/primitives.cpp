@@ -204,6 +204,14 @@ Tensor log1p(const Tensor& a, Backend& be) { return call1(OpKind::log1p, a, be);
 Tensor real(const Tensor& a, Backend& be) { return call1(OpKind::real, a, be); }
 Tensor imag(const Tensor& a, Backend& be) { return call1(OpKind::imag, a, be); }
 Tensor is_finite(const Tensor& a, Backend& be) { return call1(OpKind::is_finite, a, be); }
+Tensor floor(const Tensor& a, Backend& be) { return call1(OpKind::floor, a, be); }
+Tensor ceil(const Tensor& a, Backend& be) { return call1(OpKind::ceil, a, be); }
+Tensor trunc(const Tensor& a, Backend& be) { return call1(OpKind::trunc, a, be); }
+Tensor round_nearest_even(const Tensor& a, Backend& be) { return call1(OpKind::round_nearest_even, a, be); }
+Tensor fmod(const Tensor& x, const Tensor& y, Backend& be) { return call2(OpKind::fmod, x, y, be); }
+Tensor remainder(const Tensor& x, const Tensor& y, Backend& be) { return call2(OpKind::remainder, x, y, be); }
+Tensor ldexp(const Tensor& x, const Tensor& e, Backend& be) { return call2(OpKind::ldexp, x, e, be); }
+Tensor frexp_exponent(const Tensor& a, Backend& be) { return call1(OpKind::frexp_exponent, a, be); }
 Tensor convert(const Tensor& a, DType dtype, Backend& be) {
   return call1(OpKind::convert, a, be, ConvertAttrs{dtype});
 }

@@ -118,6 +118,33 @@ TENFERRO_OP_LAYER_FLOAT_UNARY(TF_FLOAT_UNARY)
 TENFERRO_OP_LAYER_NAMED_UNARY(TF_LAYER_UNARY)
 #undef TF_LAYER_UNARY
 
+#define TF_ROUNDING(name, kind)                 \
+  Tensor name(const Tensor& a, Backend& be) {   \
+    TF_E;                                       \
+    return op_layer::rounding(e, OpKind::kind, a); \
+  }
+TENFERRO_OP_LAYER_ROUNDING(TF_ROUNDING)
+#undef TF_ROUNDING
+Tensor round(const Tensor& a, std::int64_t decimals, Backend& be) {
+  TF_E;
+  return op_layer::round_decimals(e, a, decimals);
+}
+#define TF_FLOAT_BINARY(name)                                         \
+  Tensor name(const Tensor& a, const Tensor& b, Backend& be) {        \
+    TF_E;                                                             \
+    return op_layer::float_binary(e, OpKind::name, a, b);             \
+  }                                                                   \
+  Tensor name(const Tensor& a, Scalar b, Backend& be) {               \
+    TF_E;                                                             \
+    return op_layer::float_binary_scalar(e, OpKind::name, a, b);      \
+  }
+TENFERRO_OP_LAYER_FLOAT_BINARY(TF_FLOAT_BINARY)
+#undef TF_FLOAT_BINARY
+std::pair<Tensor, Tensor> frexp(const Tensor& a, Backend& be) {
+  TF_E;
+  return op_layer::frexp(e, a);
+}
+
 Tensor convert(const Tensor& a, DType dtype, Backend& be) {
   TF_E;
   return op_layer::convert(e, a, dtype);

@@ -89,6 +89,17 @@ TENFERRO_OP_LAYER_UNARY(TF_UNARY)
   Value name(const Value& x) { return op_layer::float_unary(emitter, OpKind::name, x); }
 TENFERRO_OP_LAYER_FLOAT_UNARY(TF_FLOAT_UNARY)
 #undef TF_FLOAT_UNARY
+#define TF_ROUNDING(name, kind) \
+  Value name(const Value& x) { return op_layer::rounding(emitter, OpKind::kind, x); }
+TENFERRO_OP_LAYER_ROUNDING(TF_ROUNDING)
+#undef TF_ROUNDING
+Value round(const Value& x, std::int64_t decimals) { return op_layer::round_decimals(emitter, x, decimals); }
+#define TF_FLOAT_BINARY(name)                                                                   \
+  Value name(const Value& a, const Value& b) { return op_layer::float_binary(emitter, OpKind::name, a, b); } \
+  Value name(const Value& a, Scalar b) { return op_layer::float_binary_scalar(emitter, OpKind::name, a, b); }
+TENFERRO_OP_LAYER_FLOAT_BINARY(TF_FLOAT_BINARY)
+#undef TF_FLOAT_BINARY
+std::pair<Value, Value> frexp(const Value& x) { return op_layer::frexp(emitter, x); }
 #define TF_LAYER_UNARY(name) \
   Value name(const Value& x) { return op_layer::name(emitter, x); }
 TENFERRO_OP_LAYER_NAMED_UNARY(TF_LAYER_UNARY)

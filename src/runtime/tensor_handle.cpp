@@ -18,6 +18,9 @@ TF_HANDLE_BINARY(div, div)
 TF_HANDLE_BINARY(pow, pow)
 TF_HANDLE_BINARY(maximum, maximum)
 TF_HANDLE_BINARY(minimum, minimum)
+TF_HANDLE_BINARY(fmod, fmod)
+TF_HANDLE_BINARY(remainder, remainder)
+TF_HANDLE_BINARY(ldexp, ldexp)
 TF_HANDLE_BINARY(matmul, matmul)
 #undef TF_HANDLE_BINARY
 
@@ -41,6 +44,10 @@ TF_HANDLE_UNARY(real, real)
 TF_HANDLE_UNARY(imag, imag)
 TF_HANDLE_UNARY(square, square)
 TF_HANDLE_UNARY(is_finite, is_finite)
+TF_HANDLE_UNARY(floor, floor)
+TF_HANDLE_UNARY(ceil, ceil)
+TF_HANDLE_UNARY(trunc, trunc)
+TF_HANDLE_UNARY(round, round)
 TF_HANDLE_UNARY(norm, norm)
 TF_HANDLE_UNARY(sum, sum)
 TF_HANDLE_UNARY(mean, mean)
@@ -70,7 +77,21 @@ TF_HANDLE_SCALAR(div)
 TF_HANDLE_SCALAR(pow)
 TF_HANDLE_SCALAR(maximum)
 TF_HANDLE_SCALAR(minimum)
+TF_HANDLE_SCALAR(fmod)
+TF_HANDLE_SCALAR(remainder)
+TF_HANDLE_SCALAR(ldexp)
 #undef TF_HANDLE_SCALAR
+
+template <class Self>
+Self TensorHandle<Self>::round(std::int64_t decimals) const {
+  return Self(vops::round(value_, decimals));
+}
+
+template <class Self>
+std::pair<Self, Self> TensorHandle<Self>::frexp() const {
+  auto [m, k] = vops::frexp(value_);
+  return {Self(m), Self(k)};
+}
 
 template <class Self>
 Self TensorHandle<Self>::compare(const Self& o, ComparisonDirection dir) const {

@@ -953,8 +953,32 @@ std::map<std::string, OpSpec> build_table() {
            return vops::add(m, vops::log(vops::add(vops::exp(vops::sub(a, m)), vops::exp(vops::sub(b, m)))));
          },
          "m + log(exp(a - m) + exp(b - m)) (complex: log(exp a + exp b))");
-  binary("ldexp", [ln2](const Value& a, const Value& b) { return vops::mul(a, vops::exp(vops::mul(b, Scalar(ln2)))); },
-         "a exp(b ln 2)");
+  binary("ldexp",
+         [ln2](const Value& a, const Value& b) {
+           if (is_complex(a.dtype()) || is_complex(b.dtype())) return vops::mul(a, vops::exp(vops::mul(b, Scalar(ln2))));
+           return vops::ldexp(a, b);
+         },
+         "ldexp (complex: a exp(b ln 2))");
+
+  // ---- rounding, remainders, binary exponents ----
+  unary("floor", [](const Value& x) { return vops::floor(x); }, "floor");
+  unary("ceil", [](const Value& x) { return vops::ceil(x); }, "ceil");
+  unary("trunc", [](const Value& x) { return vops::trunc(x); }, "trunc");
+  unary("round", [](const Value& x) { return vops::round(x); }, "round (half to even)");
+  for (const char* name : {"round_decimals_0", "round_decimals_3", "round_decimals_neg_3"})
+    t[name] = {[](const std::vector<Value>& x, const Call& c) {
+                 std::int64_t dec = c.has("decimals") ? c.kw("decimals").get<std::int64_t>() : 0;
+                 return one(vops::round(x[0], dec));
+               },
+               "round(x, decimals)"};
+  unary("frac", [](const Value& x) { return vops::sub(x, vops::trunc(x)); }, "x - trunc(x)");
+  t["frexp"] = {[](const std::vector<Value>& x, const Call&) { return Outputs{{"output_0", vops::frexp(x[0]).first}}; },
+                "frexp (the mantissa; the exponent is an integer)"};
+  t["__rmod__"] = {[](const std::vector<Value>& x, const Call& c) {
+                     Value other = x.size() > 1 ? x[1] : cst(c.has_arg(0) ? num(c.args[0]) : 1.0, x[0]);
+                     return one(vops::remainder(other, x[0]));
+                   },
+                   "remainder(other, self)"};
   t["copysign"] = {[](const std::vector<Value>& x, const Call& c) {
                      const Value& a = x[0];
                      Value b = x.size() > 1 ? x[1] : cst(c.has_arg(0) ? num(c.args[0]) : 1.0, a);
@@ -1142,16 +1166,6 @@ struct OpStats {
 // Why an oracle op has no mapping.
 std::string unmapped_reason(const std::string& op) {
   static const std::map<std::string, std::string> r{
-      {"__rmod__", "fmod/remainder is not a tenferro primitive"},
-      {"ceil", "rounding is not a tenferro primitive"},
-      {"floor", "rounding is not a tenferro primitive"},
-      {"round", "rounding is not a tenferro primitive"},
-      {"round_decimals_0", "rounding is not a tenferro primitive"},
-      {"round_decimals_3", "rounding is not a tenferro primitive"},
-      {"round_decimals_neg_3", "rounding is not a tenferro primitive"},
-      {"trunc", "rounding is not a tenferro primitive"},
-      {"frac", "rounding is not a tenferro primitive"},
-      {"frexp", "frexp is not a tenferro primitive"},
       {"householder_product", "no tenferro op"},
       {"lu_solve", "records differentiate w.r.t. PyTorch's packed LU factor, whose pivots are not stored"},
   };

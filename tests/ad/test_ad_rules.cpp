@@ -101,6 +101,27 @@ std::vector<AdCase> cases_for(OpKind k) {
     case OpKind::imag:
       unary({DType::c128}, rnd);
       break;
+    case OpKind::floor:
+    case OpKind::ceil:
+    case OpKind::trunc:
+    case OpKind::round_nearest_even:
+    case OpKind::frexp_exponent:
+      // Piecewise constant: the derivative is zero away from the jumps
+      // (random inputs in [-3, 3) sit far from integers, halves and powers of 2
+      // compared with the finite-difference step).
+      for (Shape s : {Shape{}, Shape{5}, Shape{2, 3}})
+        out.push_back({detail::str(op_name(k), s), [k](const std::vector<Value>& x) {
+                         return vops::convert(P(k, NoAttrs{}, {x[0]}), DType::f64);
+                       },
+                       {Tensor::uniform(s, DType::f64, 31 + s.size(), -3.0, 3.0)}});
+      break;
+    case OpKind::fmod:
+    case OpKind::remainder:
+      binary(real, [](const Shape& s, DType d, std::uint64_t seed) { return Tensor::uniform(s, d, seed, -5.0, 5.0); }, nz);
+      break;
+    case OpKind::ldexp:
+      binary(real, rnd, [](const Shape& s, DType d, std::uint64_t seed) { return Tensor::uniform(s, d, seed, -4.0, 4.0); });
+      break;
     case OpKind::is_finite:
       out.push_back({"is_finite", [](const std::vector<Value>& x) {
                        return vops::convert(P(OpKind::is_finite, NoAttrs{}, {x[0]}), DType::f64);

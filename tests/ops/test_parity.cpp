@@ -170,7 +170,13 @@ Case from_sample(const OpSample& s) {
     TF_UNARY_CASE(real, real)
     TF_UNARY_CASE(imag, imag)
     TF_UNARY_CASE(is_finite, is_finite)
+    TF_UNARY_CASE(floor, floor)
+    TF_UNARY_CASE(ceil, ceil)
+    TF_UNARY_CASE(trunc, trunc)
+    TF_UNARY_CASE(round_nearest_even, round)
 #undef TF_UNARY_CASE
+    case OpKind::frexp_exponent:
+      return make_case(name, in, [](auto call, const auto& x) { return call(FN(frexp), x[0]).second; });
 #define TF_BINARY_CASE(kind, fn) \
   case OpKind::kind:             \
     return make_case(name, in, [](auto call, const auto& x) { return call(FN(fn), x[0], x[1]); });
@@ -182,6 +188,9 @@ Case from_sample(const OpSample& s) {
     TF_BINARY_CASE(maximum, maximum)
     TF_BINARY_CASE(minimum, minimum)
     TF_BINARY_CASE(complex, complex)
+    TF_BINARY_CASE(fmod, fmod)
+    TF_BINARY_CASE(remainder, remainder)
+    TF_BINARY_CASE(ldexp, ldexp)
 #undef TF_BINARY_CASE
     case OpKind::compare: {
       ComparisonDirection dir = std::get<CompareAttrs>(s.attrs).direction;
@@ -273,6 +282,9 @@ TEST_F(Parity, MixedDTypesAndBroadcasting) {
         TF_MIXED(gt)
         TF_MIXED(ge)
         TF_MIXED(complex)
+        TF_MIXED(fmod)
+        TF_MIXED(remainder)
+        TF_MIXED(ldexp)
 #undef TF_MIXED
         Tensor cond = random_tensor(sa, DType::bool_, seed++);
         cases.push_back(make_case("where", {cond, in[0], in[1]},
@@ -305,6 +317,9 @@ TEST_F(Parity, ScalarsOfEveryKind) {
       TF_SCALAR(le)
       TF_SCALAR(gt)
       TF_SCALAR(ge)
+      TF_SCALAR(fmod)
+      TF_SCALAR(remainder)
+      TF_SCALAR(ldexp)
 #undef TF_SCALAR
       cases.push_back(make_case("scalar - x" + tag, in, [s](auto call, const auto& x) { return call(FN(sub), s, x[0]); }));
       cases.push_back(make_case("scalar / x" + tag, in, [s](auto call, const auto& x) { return call(FN(div), s, x[0]); }));
@@ -346,7 +361,16 @@ TEST_F(Parity, UnaryFunctionsReductionsAndStructure) {
       TF_UNARY(max)
       TF_UNARY(min)
       TF_UNARY(prod)
+      TF_UNARY(floor)
+      TF_UNARY(ceil)
+      TF_UNARY(trunc)
+      TF_UNARY(round)
 #undef TF_UNARY
+      for (std::int64_t dec : {2, -1})
+        cases.push_back(make_case(detail::str("round decimals ", dec), in,
+                                  [dec](auto call, const auto& x) { return call(FN(round), x[0], dec); }));
+      cases.push_back(make_case("frexp mantissa", in, [](auto call, const auto& x) { return call(FN(frexp), x[0]).first; }));
+      cases.push_back(make_case("frexp exponent", in, [](auto call, const auto& x) { return call(FN(frexp), x[0]).second; }));
       for (DimVec axes : std::vector<DimVec>{{0}, {-1}, {0, -1}}) {
 #define TF_AXES(fn) \
   cases.push_back(make_case(#fn, in, [axes](auto call, const auto& x) { return call(FN(fn), x[0], axes); }));

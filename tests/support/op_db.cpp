@@ -107,6 +107,17 @@ Tensor domain_operand(OpKind kind, int i, const Shape& s, DType d, Gen& g) {
       case OpKind::cos:
       case OpKind::expm1:
         return g.uniform(s, d, -3.0, 3.0);
+      case OpKind::floor:
+      case OpKind::ceil:
+      case OpKind::trunc:
+      case OpKind::round_nearest_even:
+      case OpKind::frexp_exponent:
+        return g.uniform(s, d, -6.0, 6.0);
+      case OpKind::fmod:
+      case OpKind::remainder:
+        return i == 0 ? g.uniform(s, d, -10.0, 10.0) : g.uniform(s, d, 0.5, 3.0);
+      case OpKind::ldexp:
+        return i == 0 ? g.uniform(s, d, -3.0, 3.0) : g.uniform(s, d, -8.0, 8.0);
       default:
         return g.random(s, d);
     }
@@ -145,6 +156,15 @@ void unary_samples(OpKind kind, Gen& g, std::vector<OpSample>& out) {
       std::vector<double> v = real_edge_values();
       if (kind == OpKind::sign) v.push_back(-0.0);
       out.push_back({kind, NoAttrs{}, {real_vector(d, v, g)}, "NaN/inf/extreme edge values"});
+      if (kind == OpKind::floor || kind == OpKind::ceil || kind == OpKind::trunc ||
+          kind == OpKind::round_nearest_even || kind == OpKind::frexp_exponent)
+        out.push_back({kind,
+                       NoAttrs{},
+                       {real_vector(d,
+                                    {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -0.0, -0.4, 0.49999997, 8388609.0,
+                                     4503599627370497.0, 1e30, -1e-30, 3.0, -7.0, 1e-310, 0.75, -1.0 / 3},
+                                    g)},
+                       "ties, signed zeros, integral and huge values"});
     } else if (is_integer(d) && kind != OpKind::conj) {
       out.push_back({kind,
                      NoAttrs{},
@@ -186,6 +206,17 @@ void binary_samples(OpKind kind, Gen& g, std::vector<OpSample>& out) {
         case OpKind::multiply:
           add(real_vector(d, {kInf, kInf, kNaN, 1e30, 0}, g), real_vector(d, {-kInf, 1, 1, 1e30, -kInf}, g),
               "infinities");
+          break;
+        case OpKind::fmod:
+        case OpKind::remainder:
+          add(real_vector(d, {5, -5, 5, -5, 0, -0.0, kInf, 1, kNaN, 3, 1e-30, -1e-30, 7.5, -1e30, 6}, g),
+              real_vector(d, {3, 3, -3, -3, 2, 2, 2, kInf, 1, 0, 1, 1, -2.5, 7, -kInf}, g),
+              "signs, zeros, infinities, NaN, tiny and huge quotients");
+          break;
+        case OpKind::ldexp:
+          add(real_vector(d, {1, 1e30, 1e-30, 3, -2, 0, kInf, kNaN, 1, 1, 5, -0.0}, g),
+              real_vector(d, {2000, 100, -160, 0.5, -1074, 5, 1, 1, -kInf, kInf, kNaN, 3}, g),
+              "overflow, underflow, non-integral and infinite exponents");
           break;
         default:
           break;
@@ -797,6 +828,11 @@ std::vector<OpSample> op_samples(OpKind kind) {
     case OpKind::real:
     case OpKind::imag:
     case OpKind::is_finite:
+    case OpKind::floor:
+    case OpKind::ceil:
+    case OpKind::trunc:
+    case OpKind::round_nearest_even:
+    case OpKind::frexp_exponent:
       unary_samples(kind, g, out);
       break;
     case OpKind::add:
@@ -807,6 +843,9 @@ std::vector<OpSample> op_samples(OpKind kind) {
     case OpKind::minimum:
     case OpKind::power:
     case OpKind::complex:
+    case OpKind::fmod:
+    case OpKind::remainder:
+    case OpKind::ldexp:
       binary_samples(kind, g, out);
       break;
     case OpKind::compare:

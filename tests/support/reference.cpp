@@ -134,6 +134,28 @@ Elem unary_value(OpKind kind, DType d, const Elem& x) {
       return float_elem(x.z.imag());
     case OpKind::is_finite:
       return int_elem(std::isfinite(x.z.real()) && std::isfinite(x.z.imag()));
+    case OpKind::floor:
+      return float_elem(std::floor(re));
+    case OpKind::ceil:
+      return float_elem(std::ceil(re));
+    case OpKind::trunc:
+      return float_elem(std::trunc(re));
+    case OpKind::round_nearest_even: {
+      // Ties to even from the definition: the nearer of floor and floor + 1.
+      LD lo = std::floor(re), frac = re - lo;
+      if (!std::isfinite(re)) return float_elem(re);
+      LD r = frac < LD(0.5) ? lo : frac > LD(0.5) ? lo + 1 : (std::fmod(lo, LD(2)) == 0 ? lo : lo + 1);
+      return float_elem(std::copysign(r, re));
+    }
+    case OpKind::frexp_exponent: {
+      if (!std::isfinite(re) || re == 0) return int_elem(0);
+      // The k with 2^(k-1) <= |x| < 2^k, by halving and doubling.
+      LD a = std::fabs(re);
+      std::int64_t k = 0;
+      while (a >= 1) { a /= 2; ++k; }
+      while (a < LD(0.5)) { a *= 2; --k; }
+      return int_elem(k);
+    }
     default:
       throw std::logic_error("reference: not a unary op");
   }
@@ -195,6 +217,19 @@ Elem binary_value(OpKind kind, const Attrs& attrs, DType d, const Elem& a, const
       return flt ? complex_elem(a.z + b.z) : int_elem(wrap_to(wadd(a.i, b.i), d));
     case OpKind::subtract:
       return flt ? complex_elem(a.z - b.z) : int_elem(wrap_to(wsub(a.i, b.i), d));
+    case OpKind::fmod:
+      return float_elem(std::fmod(x, y));
+    case OpKind::remainder: {
+      // Python's float %: the sign of the divisor, a zero result signed like it.
+      if (std::isnan(x) || std::isnan(y) || std::isinf(x) || y == 0) return nan_elem();
+      LD r = std::fmod(x, y);
+      if (r == 0) return float_elem(std::copysign(LD(0), y));
+      if ((r < 0) != (y < 0)) r += y;
+      return float_elem(r);
+    }
+    case OpKind::ldexp:
+      if (std::isfinite(y) && y == std::trunc(y)) return float_elem(std::ldexp(x, static_cast<int>(std::clamp(y, LD(-5000), LD(5000)))));
+      return float_elem(x * std::exp2(y));
     case OpKind::multiply:
       if (cplx) return complex_elem(a.z * b.z);
       return flt ? float_elem(x * y) : int_elem(wrap_to(wmul(a.i, b.i), d));
@@ -656,11 +691,17 @@ Tensor reference_eval(OpKind kind, const Attrs& attrs, std::span<const Tensor> i
     case OpKind::log1p:
     case OpKind::real:
     case OpKind::imag:
-    case OpKind::is_finite: {
+    case OpKind::is_finite:
+    case OpKind::floor:
+    case OpKind::ceil:
+    case OpKind::trunc:
+    case OpKind::round_nearest_even:
+    case OpKind::frexp_exponent: {
       const DType d = in[0].dtype();
       DType out = d;
       if (kind == OpKind::abs || kind == OpKind::real || kind == OpKind::imag) out = real_dtype(d);
       if (kind == OpKind::is_finite) out = DType::bool_;
+      if (kind == OpKind::frexp_exponent) out = DType::i32;
       return map_elements(out, in[0].shape(), in,
                           [&](const std::vector<Elem>& v) { return unary_value(kind, d, v[0]); });
     }
@@ -677,7 +718,10 @@ Tensor reference_eval(OpKind kind, const Attrs& attrs, std::span<const Tensor> i
     case OpKind::minimum:
     case OpKind::power:
     case OpKind::complex:
-    case OpKind::compare: {
+    case OpKind::compare:
+    case OpKind::fmod:
+    case OpKind::remainder:
+    case OpKind::ldexp: {
       const DType d = in[0].dtype();
       DType out = d;
       if (kind == OpKind::compare) out = DType::bool_;
@@ -758,7 +802,18 @@ Tolerance reference_tolerance(OpKind kind, const Attrs& attrs, std::span<const T
     case OpKind::convert:
     case OpKind::compare:
     case OpKind::is_finite:
+    // Exact functions (fmod's result is representable; remainder adds y once, rounded once).
+    case OpKind::floor:
+    case OpKind::ceil:
+    case OpKind::trunc:
+    case OpKind::round_nearest_even:
+    case OpKind::frexp_exponent:
+    case OpKind::fmod:
+    case OpKind::remainder:
       return {};
+    // Exact for integral exponents; exp2 (a few ulps) otherwise.
+    case OpKind::ldexp:
+      return {4 * eps, 0};
     // Correctly rounded in one step for reals; a few ulps for complex.
     case OpKind::add:
     case OpKind::subtract:

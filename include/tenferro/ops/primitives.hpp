@@ -70,6 +70,19 @@ Tensor log1p(const Tensor& a, Backend& backend);
 Tensor real(const Tensor& a, Backend& backend);
 Tensor imag(const Tensor& a, Backend& backend);
 Tensor is_finite(const Tensor& a, Backend& backend);
+/// Rounding (real floats; zero derivative, Note [Rounding derivatives]):
+/// toward -inf, +inf, zero, and to nearest with ties to even.
+Tensor floor(const Tensor& a, Backend& backend);
+Tensor ceil(const Tensor& a, Backend& backend);
+Tensor trunc(const Tensor& a, Backend& backend);
+Tensor round_nearest_even(const Tensor& a, Backend& backend);
+/// fmod(x, y) = x - trunc(x / y) y (sign of x); remainder(x, y) = x - floor(x / y) y (sign of y).
+Tensor fmod(const Tensor& x, const Tensor& y, Backend& backend);
+Tensor remainder(const Tensor& x, const Tensor& y, Backend& backend);
+/// ldexp(x, e) = x 2^e, e of x's dtype.
+Tensor ldexp(const Tensor& x, const Tensor& e, Backend& backend);
+/// The i32 exponent k of x = m 2^k, 0.5 <= |m| < 1 (0 for zero, inf, NaN).
+Tensor frexp_exponent(const Tensor& a, Backend& backend);
 Tensor convert(const Tensor& a, DType dtype, Backend& backend);
 /// select(pred, on_true, on_false); `pred` is bool, of the operands' shape or rank 0.
 Tensor select(const Tensor& pred, const Tensor& on_true, const Tensor& on_false, Backend& backend);

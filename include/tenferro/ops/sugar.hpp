@@ -29,6 +29,9 @@
 /// real tensor complex. Reduction axes may be negative (counted from the end).
 /// `TypedTensor<T>` operands get typed results (overloads at the end).
 
+#include <cstdint>
+#include <utility>
+
 #include "tenferro/ops/attrs.hpp"
 #include "tenferro/ops/backend.hpp"
 #include "tenferro/ops/dim.hpp"
@@ -112,6 +115,47 @@ Tensor imag(const Tensor& a, Backend& backend);
 Tensor is_finite(const Tensor& a, Backend& backend);
 /// Converts to `dtype` (the same tensor when it already has it).
 Tensor convert(const Tensor& a, DType dtype, Backend& backend);
+
+// ---- rounding, remainders, binary exponents (docs/special_functions.md) ------------
+/// Rounding toward -inf, +inf and zero, and to nearest with ties to even
+/// (`round`). Real floats; integers and bool come back unchanged; complex is
+/// a DTypeError. The derivative is zero (Note [Rounding derivatives]).
+/// ```cpp
+/// auto x = Tensor::from_vec_col_major<double>({4}, {-1.5, -0.5, 0.5, 2.5});
+/// floor(x, cpu);   // -2, -1, 0, 2
+/// round(x, cpu);   // -2, -0, 0, 2 (ties to even)
+/// round(Tensor::scalar(1.2345), 2, cpu);   // 1.23
+/// ```
+Tensor floor(const Tensor& a, Backend& backend);
+Tensor ceil(const Tensor& a, Backend& backend);
+Tensor trunc(const Tensor& a, Backend& backend);
+Tensor round(const Tensor& a, Backend& backend);
+/// Half to even at 10^-decimals: round(a 10^decimals) / 10^decimals
+/// (decimals in [-308, 308], else ValueError).
+Tensor round(const Tensor& a, std::int64_t decimals, Backend& backend);
+/// fmod(a, b) = a - trunc(a / b) b (C fmod: the sign of a); remainder(a, b)
+/// = a - floor(a / b) b (Python and NumPy `%`: the sign of b); ldexp(a, b) =
+/// a 2^b. Operands broadcast and promote; integer and bool results are
+/// computed in f64. Derivatives: d fmod = da - trunc(a / b) db, d remainder
+/// = da - floor(a / b) db, d ldexp = 2^b da + ln(2) a 2^b db.
+/// ```cpp
+/// auto a = Tensor::from_vec_col_major<double>({2}, {-7, 7});
+/// fmod(a, Scalar(3.0), cpu);        // -1, 1
+/// remainder(a, Scalar(3.0), cpu);   // 2, 1
+/// ldexp(a, Scalar(2), cpu);         // -28, 28
+/// ```
+Tensor fmod(const Tensor& a, const Tensor& b, Backend& backend);
+Tensor remainder(const Tensor& a, const Tensor& b, Backend& backend);
+Tensor ldexp(const Tensor& a, const Tensor& b, Backend& backend);
+Tensor fmod(const Tensor& a, Scalar b, Backend& backend);
+Tensor remainder(const Tensor& a, Scalar b, Backend& backend);
+Tensor ldexp(const Tensor& a, Scalar b, Backend& backend);
+/// (mantissa, exponent) with a = mantissa 2^exponent, 0.5 <= |mantissa| < 1
+/// and an i32 exponent; zero, inf and NaN give (a, 0). Integers become f64.
+/// ```cpp
+/// auto [m, k] = frexp(Tensor::scalar(12.0), cpu);   // 0.75, 4
+/// ```
+std::pair<Tensor, Tensor> frexp(const Tensor& a, Backend& backend);
 
 // ---- contraction -----------------------------------------------------------------------
 /// Matrix product. 1-D operands are vectors (a [k] . b [k] is a scalar); for

@@ -15,6 +15,7 @@
 /// Value y = vops::sum(vops::mul(x, x), {0});   // f64[3]
 /// ```
 
+#include <utility>
 #include <vector>
 
 #include "tenferro/ops/graph.hpp"
@@ -98,6 +99,21 @@ Value real(const Value& x);
 /// Imaginary part (real input: zeros).
 Value imag(const Value& x);
 Value is_finite(const Value& x);
+/// Rounding, remainders and binary exponents: the functions of
+/// tenferro/ops/sugar.hpp of the same names (same dtype rules).
+Value floor(const Value& x);
+Value ceil(const Value& x);
+Value trunc(const Value& x);
+Value round(const Value& x);
+Value round(const Value& x, std::int64_t decimals);
+Value fmod(const Value& a, const Value& b);
+Value remainder(const Value& a, const Value& b);
+Value ldexp(const Value& a, const Value& b);
+Value fmod(const Value& a, Scalar b);
+Value remainder(const Value& a, Scalar b);
+Value ldexp(const Value& a, Scalar b);
+/// (mantissa, i32 exponent).
+std::pair<Value, Value> frexp(const Value& x);
 Value square(const Value& x);
 
 // ---- reductions (negative axes count from the end; max / min over an empty

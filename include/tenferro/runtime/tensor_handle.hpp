@@ -17,6 +17,7 @@
 
 #include <concepts>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tenferro/ops/graph.hpp"
@@ -84,6 +85,21 @@ class TensorHandle {
   Self imag() const;
   Self square() const;
   Self is_finite() const;
+  /// Rounding (integers unchanged; zero derivative), remainders and binary
+  /// exponents, as the Tensor functions of tenferro/ops/sugar.hpp.
+  Self floor() const;
+  Self ceil() const;
+  Self trunc() const;
+  Self round() const;
+  Self round(std::int64_t decimals) const;
+  Self fmod(const Self& o) const;
+  Self remainder(const Self& o) const;
+  Self ldexp(const Self& o) const;
+  Self fmod(Scalar s) const;
+  Self remainder(Scalar s) const;
+  Self ldexp(Scalar s) const;
+  /// (mantissa, i32 exponent) with x = mantissa 2^exponent.
+  std::pair<Self, Self> frexp() const;
   Self convert(DType d) const;
 
   // ---- reductions (negative axes count from the end) ----
@@ -184,6 +200,9 @@ TF_HANDLE_FREE_BINARY(div)
 TF_HANDLE_FREE_BINARY(pow)
 TF_HANDLE_FREE_BINARY(maximum)
 TF_HANDLE_FREE_BINARY(minimum)
+TF_HANDLE_FREE_BINARY(fmod)
+TF_HANDLE_FREE_BINARY(remainder)
+TF_HANDLE_FREE_BINARY(ldexp)
 TF_HANDLE_FREE_BINARY(eq)
 TF_HANDLE_FREE_BINARY(ne)
 TF_HANDLE_FREE_BINARY(lt)
@@ -212,6 +231,10 @@ TF_HANDLE_FREE_UNARY(conj)
 TF_HANDLE_FREE_UNARY(real)
 TF_HANDLE_FREE_UNARY(imag)
 TF_HANDLE_FREE_UNARY(is_finite)
+TF_HANDLE_FREE_UNARY(floor)
+TF_HANDLE_FREE_UNARY(ceil)
+TF_HANDLE_FREE_UNARY(trunc)
+TF_HANDLE_FREE_UNARY(round)
 TF_HANDLE_FREE_UNARY(norm)
 TF_HANDLE_FREE_UNARY(trace)
 TF_HANDLE_FREE_UNARY(sum)
@@ -231,6 +254,10 @@ TF_HANDLE_FREE_REDUCE(min)
 TF_HANDLE_FREE_REDUCE(prod)
 #undef TF_HANDLE_FREE_REDUCE
 
+template <TensorHandleType S>
+S round(const S& a, std::int64_t decimals) { return a.round(decimals); }
+template <TensorHandleType S>
+std::pair<S, S> frexp(const S& a) { return a.frexp(); }
 template <TensorHandleType S>
 S sub(Scalar a, const S& b) { return S::rsub(a, b); }
 template <TensorHandleType S>
