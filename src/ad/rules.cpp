@@ -20,6 +20,11 @@
 namespace tenferro::ad::detail {
 namespace {
 
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi)
+constexpr double kSqrtPi = 1.77245385090551602730;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;     // 1 / sqrt(2 pi)
+constexpr double kSqrt2Pi = 2.50662827463100050242;
+
 using namespace tenferro::vops;
 
 Value prim(OpKind k, SymAttrs attrs, std::vector<Value> in) { return graph::apply(k, std::move(attrs), std::move(in)); }
@@ -202,6 +207,20 @@ bool has_jvp(OpKind kind) {
     case OpKind::fmod:
     case OpKind::remainder:
     case OpKind::ldexp:
+    case OpKind::erf:
+    case OpKind::erfc:
+    case OpKind::erfinv:
+    case OpKind::erfcx:
+    case OpKind::lgamma:
+    case OpKind::digamma:
+    case OpKind::polygamma:
+    case OpKind::i0:
+    case OpKind::i0e:
+    case OpKind::i1:
+    case OpKind::i1e:
+    case OpKind::ndtr:
+    case OpKind::ndtri:
+    case OpKind::log_ndtr:
     case OpKind::add:
     case OpKind::subtract:
     case OpKind::multiply:
@@ -375,6 +394,44 @@ Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t) {
       }
       return r;
     }
+    // ---- special functions (docs/special_functions.md) ----
+    case OpKind::erf:   // 2/sqrt(pi) exp(-x^2)
+      return times(t[0], mul(exp(neg(square(x[0]))), Scalar(kTwoOverSqrtPi)));
+    case OpKind::erfc:  // -2/sqrt(pi) exp(-x^2)
+      return times(t[0], mul(exp(neg(square(x[0]))), Scalar(-kTwoOverSqrtPi)));
+    case OpKind::erfinv:  // sqrt(pi)/2 exp(out^2)
+      return times(t[0], mul(exp(square(out)), Scalar(0.5 * kSqrtPi)));
+    case OpKind::erfcx:  // 2 x out - 2/sqrt(pi)
+      return times(t[0], sub(mul(prim(OpKind::multiply, NoAttrs{}, {x[0], out}), Scalar(2.0)), Scalar(kTwoOverSqrtPi)));
+    case OpKind::lgamma:
+      return times(t[0], prim(OpKind::digamma, NoAttrs{}, {x[0]}));
+    case OpKind::digamma:
+      return times(t[0], prim(OpKind::polygamma, PolygammaAttrs{1}, {x[0]}));
+    case OpKind::polygamma: {
+      std::int64_t order = std::get<PolygammaAttrs>(n.attrs).n;
+      return times(t[0], prim(OpKind::polygamma, PolygammaAttrs{order + 1}, {x[0]}));
+    }
+    case OpKind::i0:
+      return times(t[0], prim(OpKind::i1, NoAttrs{}, {x[0]}));
+    case OpKind::i0e:  // i1e(x) - sign(x) i0e(x)
+      return times(t[0], sub(prim(OpKind::i1e, NoAttrs{}, {x[0]}), prim(OpKind::multiply, NoAttrs{}, {sign(x[0]), out})));
+    case OpKind::i1:    // i0(x) - i1(x)/x, 1/2 at 0
+    case OpKind::i1e: {  // i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 at 0
+      Value zero = eq(x[0], Scalar(0.0));
+      Value safe = where(zero, ones_like(x[0]), x[0]);
+      Value over_x = div(out, safe);
+      Value d = n.op == OpKind::i1
+                    ? sub(prim(OpKind::i0, NoAttrs{}, {x[0]}), over_x)
+                    : sub(prim(OpKind::i0e, NoAttrs{}, {x[0]}),
+                          add(over_x, prim(OpKind::multiply, NoAttrs{}, {sign(x[0]), out})));
+      return times(t[0], where(zero, full(x[0].shape(), Scalar(0.5), x[0].dtype()), d));
+    }
+    case OpKind::ndtr:  // exp(-x^2/2) / sqrt(2 pi)
+      return times(t[0], mul(exp(mul(square(x[0]), Scalar(-0.5))), Scalar(kInvSqrt2Pi)));
+    case OpKind::ndtri:  // sqrt(2 pi) exp(out^2/2)
+      return times(t[0], mul(exp(mul(square(out), Scalar(0.5))), Scalar(kSqrt2Pi)));
+    case OpKind::log_ndtr:  // exp(-x^2/2 - out) / sqrt(2 pi)
+      return times(t[0], mul(exp(sub(mul(square(x[0]), Scalar(-0.5)), out)), Scalar(kInvSqrt2Pi)));
     case OpKind::ldexp: {  // x 2^e: t_x 2^e + t_e ln(2) out
       Value l = t[0].defined() ? times(t[0], prim(OpKind::ldexp, NoAttrs{}, {ones_like(x[0]), x[1]})) : Value{};
       Value r = t[1].defined() ? times(t[1], mul(out, Scalar(std::numbers::ln2))) : Value{};
@@ -643,6 +700,20 @@ std::vector<Value> transpose_rule(const Node& n, const Value& ct, std::span<cons
     case OpKind::fmod:
     case OpKind::remainder:
     case OpKind::ldexp:
+    case OpKind::erf:
+    case OpKind::erfc:
+    case OpKind::erfinv:
+    case OpKind::erfcx:
+    case OpKind::lgamma:
+    case OpKind::digamma:
+    case OpKind::polygamma:
+    case OpKind::i0:
+    case OpKind::i0e:
+    case OpKind::i1:
+    case OpKind::i1e:
+    case OpKind::ndtr:
+    case OpKind::ndtri:
+    case OpKind::log_ndtr:
       break;
   }
   TF_THROW(InternalError, op, "is not linear: no transpose rule (a JVP rule produced a nonlinear tangent)");
@@ -705,6 +776,20 @@ bool has_transpose(OpKind kind) {
     case OpKind::fmod:
     case OpKind::remainder:
     case OpKind::ldexp:
+    case OpKind::erf:
+    case OpKind::erfc:
+    case OpKind::erfinv:
+    case OpKind::erfcx:
+    case OpKind::lgamma:
+    case OpKind::digamma:
+    case OpKind::polygamma:
+    case OpKind::i0:
+    case OpKind::i0e:
+    case OpKind::i1:
+    case OpKind::i1e:
+    case OpKind::ndtr:
+    case OpKind::ndtri:
+    case OpKind::log_ndtr:
       return false;
   }
   return false;

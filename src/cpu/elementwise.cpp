@@ -218,6 +218,32 @@ void dispatch(OpKind kind, const Attrs& attrs, const DType* in, DType out, V&& v
       return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {
         v.template binary<T, T, T>([](T x, T y) { return math::ldexp_of(x, y); });
       });
+    // Special functions (Note [One scalar definition] in src/ops/special_math.hpp).
+#define TF_SPECIAL(name)                                                                                  \
+  case OpKind::name:                                                                                      \
+    return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {                                           \
+      v.template unary<T, T>([](T x) { return math::name##_of(x); });                                     \
+    });
+    TF_SPECIAL(erf)
+    TF_SPECIAL(erfc)
+    TF_SPECIAL(erfinv)
+    TF_SPECIAL(erfcx)
+    TF_SPECIAL(lgamma)
+    TF_SPECIAL(digamma)
+    TF_SPECIAL(i0)
+    TF_SPECIAL(i0e)
+    TF_SPECIAL(i1)
+    TF_SPECIAL(i1e)
+    TF_SPECIAL(ndtr)
+    TF_SPECIAL(ndtri)
+    TF_SPECIAL(log_ndtr)
+#undef TF_SPECIAL
+    case OpKind::polygamma: {
+      const std::int64_t n = std::get<PolygammaAttrs>(attrs).n;
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() {
+        v.template unary<T, T>([n](T x) { return math::polygamma_of(n, x); });
+      });
+    }
     case OpKind::convert:
       return on_dtype<kAllDTypes>(d, kind, [&]<class From>() {
         on_dtype<kAllDTypes>(out, kind, [&]<class To>() {

@@ -362,6 +362,31 @@ struct LdexpF {
   template <class T>
   __device__ T operator()(T x, T y) const { return math::ldexp_of(x, y); }
 };
+// ---- special functions (Note [One scalar definition]) ------------------------------
+#define TF_SPECIAL_FUNCTOR(Name, fn)                                      \
+  struct Name {                                                           \
+    template <class T>                                                    \
+    __device__ T operator()(T x) const { return math::fn##_of(x); }      \
+  };
+TF_SPECIAL_FUNCTOR(Special_erf, erf)
+TF_SPECIAL_FUNCTOR(Special_erfc, erfc)
+TF_SPECIAL_FUNCTOR(Special_erfinv, erfinv)
+TF_SPECIAL_FUNCTOR(Special_erfcx, erfcx)
+TF_SPECIAL_FUNCTOR(Special_lgamma, lgamma)
+TF_SPECIAL_FUNCTOR(Special_digamma, digamma)
+TF_SPECIAL_FUNCTOR(Special_i0, i0)
+TF_SPECIAL_FUNCTOR(Special_i0e, i0e)
+TF_SPECIAL_FUNCTOR(Special_i1, i1)
+TF_SPECIAL_FUNCTOR(Special_i1e, i1e)
+TF_SPECIAL_FUNCTOR(Special_ndtr, ndtr)
+TF_SPECIAL_FUNCTOR(Special_ndtri, ndtri)
+TF_SPECIAL_FUNCTOR(Special_log_ndtr, log_ndtr)
+#undef TF_SPECIAL_FUNCTOR
+struct PolygammaF {
+  std::int64_t n;
+  template <class T>
+  __device__ T operator()(T x) const { return math::polygamma_of(n, x); }
+};
 struct SelectF {
   template <class T>
   __device__ T operator()(bool p, T x, T y) const { return p ? x : y; }

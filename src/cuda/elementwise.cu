@@ -162,6 +162,36 @@ void launch_elementwise(OpKind kind, const Attrs& attrs, const DType* in, DType 
       return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.binary<T, T, T>(RemainderF{}); });
     case OpKind::ldexp:
       return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.binary<T, T, T>(LdexpF{}); });
+    case OpKind::erf:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_erf{}); });
+    case OpKind::erfc:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_erfc{}); });
+    case OpKind::erfinv:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_erfinv{}); });
+    case OpKind::erfcx:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_erfcx{}); });
+    case OpKind::lgamma:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_lgamma{}); });
+    case OpKind::digamma:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_digamma{}); });
+    case OpKind::i0:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_i0{}); });
+    case OpKind::i0e:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_i0e{}); });
+    case OpKind::i1:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_i1{}); });
+    case OpKind::i1e:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_i1e{}); });
+    case OpKind::ndtr:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_ndtr{}); });
+    case OpKind::ndtri:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_ndtri{}); });
+    case OpKind::log_ndtr:
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(Special_log_ndtr{}); });
+    case OpKind::polygamma: {
+      PolygammaF f{std::get<PolygammaAttrs>(attrs).n};
+      return on_dtype<kRealFloatDTypes>(d, kind, [&]<class T>() { v.unary<T, T>(f); });
+    }
     case OpKind::convert:
       return on_dtype<kAllDTypes>(d, kind, [&]<class From>() {
         on_dtype<kAllDTypes>(out, kind, [&]<class To>() { v.unary<To, From>(ConvertF<Dev<To>>{}); });

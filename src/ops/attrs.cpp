@@ -52,6 +52,7 @@ struct Printer {
   void operator()(const ConcatenateAttrs& a) const { os << "dimension=" << a.dimension; }
   void operator()(const CompareAttrs& a) const { os << "direction=" << comparison_name(a.direction); }
   void operator()(const ConvertAttrs& a) const { os << "dtype=" << a.dtype; }
+  void operator()(const PolygammaAttrs& a) const { os << "n=" << a.n; }
   void operator()(const DotGeneralAttrs& a) const {
     os << "lhs_batch=" << a.lhs_batching_dimensions << " rhs_batch=" << a.rhs_batching_dimensions
        << " lhs_contract=" << a.lhs_contracting_dimensions

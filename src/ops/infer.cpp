@@ -133,6 +133,12 @@ BasicTensorMeta<D> infer_unary(OpKind kind, const BasicAttrs<D>& attrs, Metas<D>
       return {DType::bool_, in[0].shape};
     case OpKind::frexp_exponent:
       return {DType::i32, in[0].shape};
+    case OpKind::polygamma: {
+      const std::int64_t n = get<PolygammaAttrs>(kind, attrs).n;
+      TF_CHECK(n >= 0 && n <= 1000, ValueError, op_name(kind), "order n = ", n,
+               " is outside [0, 1000]; operands ", describe(in));
+      return in[0];
+    }
     case OpKind::convert:
       return {get<ConvertAttrs>(kind, attrs).dtype, in[0].shape};
     default:

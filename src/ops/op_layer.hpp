@@ -39,7 +39,9 @@
 #define TENFERRO_OP_LAYER_UNARY(X)  /* op_layer::unary: X(name, OpKind) */ \
   X(neg, negate) X(abs, abs) X(sign, sign) X(is_finite, is_finite)
 #define TENFERRO_OP_LAYER_FLOAT_UNARY(X)  /* op_layer::float_unary: X(OpKind name) */ \
-  X(exp) X(log) X(sin) X(cos) X(tanh) X(sqrt) X(rsqrt) X(expm1) X(log1p)
+  X(exp) X(log) X(sin) X(cos) X(tanh) X(sqrt) X(rsqrt) X(expm1) X(log1p) \
+  X(erf) X(erfc) X(erfinv) X(erfcx) X(lgamma) X(digamma) X(i0) X(i0e) X(i1) X(i1e)         \
+  X(ndtr) X(ndtri) X(log_ndtr)
 #define TENFERRO_OP_LAYER_ROUNDING(X)  /* op_layer::rounding: X(name, OpKind) */ \
   X(floor, floor) X(ceil, ceil) X(trunc, trunc) X(round, round_nearest_even)
 #define TENFERRO_OP_LAYER_FLOAT_BINARY(X)  /* op_layer::float_binary: X(OpKind name) */ \
@@ -52,6 +54,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <utility>
@@ -290,6 +293,35 @@ std::pair<H<E>, H<E>> frexp(E& e, const H<E>& x) {
   H<E> k = unary(e, OpKind::frexp_exponent, v);
   H<E> minus_k = unary(e, OpKind::negate, convert(e, k, e.dtype(v)));
   return {prim(e, OpKind::ldexp, NoAttrs{}, {v, minus_k}), k};
+}
+
+/// polygamma(n, x) = d^n/dx^n digamma(x), n >= 0; integers become f64.
+template <class E>
+H<E> polygamma(E& e, std::int64_t n, const H<E>& x) {
+  TF_CHECK(x.defined(), ValueError, "polygamma", "operand is an undefined tensor");
+  TF_CHECK(n >= 0, ValueError, "polygamma", "order n must be >= 0, got ", n);
+  return prim(e, OpKind::polygamma, PolygammaAttrs{n}, {as_float(e, x)});
+}
+
+/// The multivariate log-gamma function of dimension p >= 1:
+/// mvlgamma(x, p) = p (p - 1)/4 log(pi) + sum_{j=0}^{p-1} lgamma(x - j/2),
+/// defined for x > (p - 1)/2; elements outside the domain give NaN.
+template <class E>
+H<E> mvlgamma(E& e, const H<E>& x, std::int64_t p) {
+  TF_CHECK(x.defined(), ValueError, "mvlgamma", "operand is an undefined tensor");
+  TF_CHECK(p >= 1, ValueError, "mvlgamma", "dimension p must be >= 1, got ", p);
+  H<E> v = as_float(e, x);
+  DType d = e.dtype(v);
+  H<E> sum = unary(e, OpKind::lgamma, v);
+  for (std::int64_t j = 1; j < p; ++j)
+    sum = binary(e, OpKind::add, sum,
+                 unary(e, OpKind::lgamma, binary(e, OpKind::subtract, v, e.constant(Scalar(0.5 * double(j)), d, v))));
+  const double log_pi = 1.14472988584940017414;
+  H<E> r = binary(e, OpKind::add, sum, e.constant(Scalar(double(p) * double(p - 1) / 4 * log_pi), d, v));
+  H<E> inside = binary(e, OpKind::compare, v, e.constant(Scalar(0.5 * double(p - 1)), d, v),
+                       CompareAttrs{ComparisonDirection::GT});
+  H<E> nan = broadcast_in_dim(e, e.constant(Scalar(std::numeric_limits<double>::quiet_NaN()), d, v), e.shape(v), {});
+  return prim(e, OpKind::select, NoAttrs{}, {inside, r, nan});
 }
 
 template <class E>

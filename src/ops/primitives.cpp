@@ -212,6 +212,22 @@ Tensor fmod(const Tensor& x, const Tensor& y, Backend& be) { return call2(OpKind
 Tensor remainder(const Tensor& x, const Tensor& y, Backend& be) { return call2(OpKind::remainder, x, y, be); }
 Tensor ldexp(const Tensor& x, const Tensor& e, Backend& be) { return call2(OpKind::ldexp, x, e, be); }
 Tensor frexp_exponent(const Tensor& a, Backend& be) { return call1(OpKind::frexp_exponent, a, be); }
+Tensor erf(const Tensor& a, Backend& be) { return call1(OpKind::erf, a, be); }
+Tensor erfc(const Tensor& a, Backend& be) { return call1(OpKind::erfc, a, be); }
+Tensor erfinv(const Tensor& a, Backend& be) { return call1(OpKind::erfinv, a, be); }
+Tensor erfcx(const Tensor& a, Backend& be) { return call1(OpKind::erfcx, a, be); }
+Tensor lgamma(const Tensor& a, Backend& be) { return call1(OpKind::lgamma, a, be); }
+Tensor digamma(const Tensor& a, Backend& be) { return call1(OpKind::digamma, a, be); }
+Tensor i0(const Tensor& a, Backend& be) { return call1(OpKind::i0, a, be); }
+Tensor i0e(const Tensor& a, Backend& be) { return call1(OpKind::i0e, a, be); }
+Tensor i1(const Tensor& a, Backend& be) { return call1(OpKind::i1, a, be); }
+Tensor i1e(const Tensor& a, Backend& be) { return call1(OpKind::i1e, a, be); }
+Tensor ndtr(const Tensor& a, Backend& be) { return call1(OpKind::ndtr, a, be); }
+Tensor ndtri(const Tensor& a, Backend& be) { return call1(OpKind::ndtri, a, be); }
+Tensor log_ndtr(const Tensor& a, Backend& be) { return call1(OpKind::log_ndtr, a, be); }
+Tensor polygamma(std::int64_t n, const Tensor& a, Backend& be) {
+  return call1(OpKind::polygamma, a, be, PolygammaAttrs{n});
+}
 Tensor convert(const Tensor& a, DType dtype, Backend& be) {
   return call1(OpKind::convert, a, be, ConvertAttrs{dtype});
 }

@@ -140,6 +140,14 @@ Tensor round(const Tensor& a, std::int64_t decimals, Backend& be) {
   }
 TENFERRO_OP_LAYER_FLOAT_BINARY(TF_FLOAT_BINARY)
 #undef TF_FLOAT_BINARY
+Tensor polygamma(std::int64_t n, const Tensor& a, Backend& be) {
+  TF_E;
+  return op_layer::polygamma(e, n, a);
+}
+Tensor mvlgamma(const Tensor& a, std::int64_t p, Backend& be) {
+  TF_E;
+  return op_layer::mvlgamma(e, a, p);
+}
 std::pair<Tensor, Tensor> frexp(const Tensor& a, Backend& be) {
   TF_E;
   return op_layer::frexp(e, a);

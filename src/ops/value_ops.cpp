@@ -100,6 +100,8 @@ Value round(const Value& x, std::int64_t decimals) { return op_layer::round_deci
 TENFERRO_OP_LAYER_FLOAT_BINARY(TF_FLOAT_BINARY)
 #undef TF_FLOAT_BINARY
 std::pair<Value, Value> frexp(const Value& x) { return op_layer::frexp(emitter, x); }
+Value polygamma(std::int64_t n, const Value& x) { return op_layer::polygamma(emitter, n, x); }
+Value mvlgamma(const Value& x, std::int64_t p) { return op_layer::mvlgamma(emitter, x, p); }
 #define TF_LAYER_UNARY(name) \
   Value name(const Value& x) { return op_layer::name(emitter, x); }
 TENFERRO_OP_LAYER_NAMED_UNARY(TF_LAYER_UNARY)

@@ -48,6 +48,19 @@ TF_HANDLE_UNARY(floor, floor)
 TF_HANDLE_UNARY(ceil, ceil)
 TF_HANDLE_UNARY(trunc, trunc)
 TF_HANDLE_UNARY(round, round)
+TF_HANDLE_UNARY(erf, erf)
+TF_HANDLE_UNARY(erfc, erfc)
+TF_HANDLE_UNARY(erfinv, erfinv)
+TF_HANDLE_UNARY(erfcx, erfcx)
+TF_HANDLE_UNARY(lgamma, lgamma)
+TF_HANDLE_UNARY(digamma, digamma)
+TF_HANDLE_UNARY(i0, i0)
+TF_HANDLE_UNARY(i0e, i0e)
+TF_HANDLE_UNARY(i1, i1)
+TF_HANDLE_UNARY(i1e, i1e)
+TF_HANDLE_UNARY(ndtr, ndtr)
+TF_HANDLE_UNARY(ndtri, ndtri)
+TF_HANDLE_UNARY(log_ndtr, log_ndtr)
 TF_HANDLE_UNARY(norm, norm)
 TF_HANDLE_UNARY(sum, sum)
 TF_HANDLE_UNARY(mean, mean)
@@ -85,6 +98,16 @@ TF_HANDLE_SCALAR(ldexp)
 template <class Self>
 Self TensorHandle<Self>::round(std::int64_t decimals) const {
   return Self(vops::round(value_, decimals));
+}
+
+template <class Self>
+Self TensorHandle<Self>::polygamma(std::int64_t n) const {
+  return Self(vops::polygamma(n, value_));
+}
+
+template <class Self>
+Self TensorHandle<Self>::mvlgamma(std::int64_t p) const {
+  return Self(vops::mvlgamma(value_, p));
 }
 
 template <class Self>

@@ -974,6 +974,35 @@ std::map<std::string, OpSpec> build_table() {
   unary("frac", [](const Value& x) { return vops::sub(x, vops::trunc(x)); }, "x - trunc(x)");
   t["frexp"] = {[](const std::vector<Value>& x, const Call&) { return Outputs{{"output_0", vops::frexp(x[0]).first}}; },
                 "frexp (the mantissa; the exponent is an integer)"};
+  // ---- special functions ----
+  unary("erf", [](const Value& x) { return vops::erf(x); }, "erf");
+  unary("erfc", [](const Value& x) { return vops::erfc(x); }, "erfc");
+  unary("erfinv", [](const Value& x) { return vops::erfinv(x); }, "erfinv");
+  unary("special_erfcx", [](const Value& x) { return vops::erfcx(x); }, "erfcx");
+  unary("lgamma", [](const Value& x) { return vops::lgamma(x); }, "lgamma");
+  unary("digamma", [](const Value& x) { return vops::digamma(x); }, "digamma");
+  unary("i0", [](const Value& x) { return vops::i0(x); }, "i0");
+  unary("special_i0e", [](const Value& x) { return vops::i0e(x); }, "i0e");
+  unary("special_i1", [](const Value& x) { return vops::i1(x); }, "i1");
+  unary("special_i1e", [](const Value& x) { return vops::i1e(x); }, "i1e");
+  unary("special_ndtr", [](const Value& x) { return vops::ndtr(x); }, "ndtr");
+  unary("special_ndtri", [](const Value& x) { return vops::ndtri(x); }, "ndtri");
+  unary("special_log_ndtr", [](const Value& x) { return vops::log_ndtr(x); }, "log_ndtr");
+  // The order n and the dimension p of each record are its op_args[0]
+  // (found from the references: they vary within a variant, whose name
+  // only labels the OpInfo it was sampled from).
+  auto int_arg = [](const Call& c, std::int64_t dflt) { return c.has_arg(0) ? c.args[0].get<std::int64_t>() : dflt; };
+  for (std::int64_t n = 0; n <= 4; ++n)
+    t[detail::str("polygamma_polygamma_n_", n)] = {
+        [n, int_arg](const std::vector<Value>& x, const Call& c) { return one(vops::polygamma(int_arg(c, n), x[0])); },
+        "polygamma(n, x), n = op_args[0]"};
+  t["special_polygamma_special_polygamma_n_0"] = {
+      [int_arg](const std::vector<Value>& x, const Call& c) { return one(vops::polygamma(int_arg(c, 0), x[0])); },
+      "polygamma(n, x), n = op_args[0]"};
+  for (std::int64_t p : {1, 3, 5})
+    t[detail::str("mvlgamma_mvlgamma_p_", p)] = {
+        [p, int_arg](const std::vector<Value>& x, const Call& c) { return one(vops::mvlgamma(x[0], int_arg(c, p))); },
+        "mvlgamma(x, p), p = op_args[0]"};
   t["__rmod__"] = {[](const std::vector<Value>& x, const Call& c) {
                      Value other = x.size() > 1 ? x[1] : cst(c.has_arg(0) ? num(c.args[0]) : 1.0, x[0]);
                      return one(vops::remainder(other, x[0]));

@@ -122,6 +122,37 @@ std::vector<AdCase> cases_for(OpKind k) {
     case OpKind::ldexp:
       binary(real, rnd, [](const Shape& s, DType d, std::uint64_t seed) { return Tensor::uniform(s, d, seed, -4.0, 4.0); });
       break;
+    // Special functions: inputs inside each domain, away from poles, kinks (i0e, i1e at 0) and ends.
+    case OpKind::erf:
+    case OpKind::erfc:
+    case OpKind::erfcx:
+    case OpKind::ndtr:
+    case OpKind::log_ndtr:
+    case OpKind::i0:
+    case OpKind::i1:
+      unary(real, [](const Shape& s, DType d, std::uint64_t seed) { return Tensor::uniform(s, d, seed, -2.5, 2.5); });
+      break;
+    case OpKind::i0e:
+    case OpKind::i1e:
+      unary(real, nz);
+      break;
+    case OpKind::erfinv:
+      unary(real, [](const Shape& s, DType d, std::uint64_t seed) { return Tensor::uniform(s, d, seed, -0.9, 0.9); });
+      break;
+    case OpKind::ndtri:
+      unary(real, [](const Shape& s, DType d, std::uint64_t seed) { return Tensor::uniform(s, d, seed, 0.05, 0.95); });
+      break;
+    case OpKind::lgamma:
+    case OpKind::digamma:
+      unary(real, [](const Shape& s, DType d, std::uint64_t seed) { return Tensor::uniform(s, d, seed, 0.3, 6.0); });
+      break;
+    case OpKind::polygamma:
+      for (std::int64_t n : {0, 1, 3})
+        for (Shape s : {Shape{}, Shape{3}, Shape{2, 3}})
+          out.push_back({detail::str("polygamma n=", n, s),
+                         [n](const std::vector<Value>& x) { return P(OpKind::polygamma, PolygammaAttrs{n}, {x[0]}); },
+                         {Tensor::uniform(s, DType::f64, 41 + s.size(), 0.5, 5.0)}});
+      break;
     case OpKind::is_finite:
       out.push_back({"is_finite", [](const std::vector<Value>& x) {
                        return vops::convert(P(OpKind::is_finite, NoAttrs{}, {x[0]}), DType::f64);

@@ -174,7 +174,24 @@ Case from_sample(const OpSample& s) {
     TF_UNARY_CASE(ceil, ceil)
     TF_UNARY_CASE(trunc, trunc)
     TF_UNARY_CASE(round_nearest_even, round)
+    TF_UNARY_CASE(erf, erf)
+    TF_UNARY_CASE(erfc, erfc)
+    TF_UNARY_CASE(erfinv, erfinv)
+    TF_UNARY_CASE(erfcx, erfcx)
+    TF_UNARY_CASE(lgamma, lgamma)
+    TF_UNARY_CASE(digamma, digamma)
+    TF_UNARY_CASE(i0, i0)
+    TF_UNARY_CASE(i0e, i0e)
+    TF_UNARY_CASE(i1, i1)
+    TF_UNARY_CASE(i1e, i1e)
+    TF_UNARY_CASE(ndtr, ndtr)
+    TF_UNARY_CASE(ndtri, ndtri)
+    TF_UNARY_CASE(log_ndtr, log_ndtr)
 #undef TF_UNARY_CASE
+    case OpKind::polygamma: {
+      std::int64_t n = std::get<PolygammaAttrs>(s.attrs).n;
+      return make_case(name, in, [n](auto call, const auto& x) { return call(FN(polygamma), n, x[0]); });
+    }
     case OpKind::frexp_exponent:
       return make_case(name, in, [](auto call, const auto& x) { return call(FN(frexp), x[0]).second; });
 #define TF_BINARY_CASE(kind, fn) \
@@ -365,7 +382,24 @@ TEST_F(Parity, UnaryFunctionsReductionsAndStructure) {
       TF_UNARY(ceil)
       TF_UNARY(trunc)
       TF_UNARY(round)
+      TF_UNARY(erf)
+      TF_UNARY(erfc)
+      TF_UNARY(erfinv)
+      TF_UNARY(erfcx)
+      TF_UNARY(lgamma)
+      TF_UNARY(digamma)
+      TF_UNARY(i0)
+      TF_UNARY(i0e)
+      TF_UNARY(i1)
+      TF_UNARY(i1e)
+      TF_UNARY(ndtr)
+      TF_UNARY(ndtri)
+      TF_UNARY(log_ndtr)
 #undef TF_UNARY
+      cases.push_back(make_case("polygamma 2", in, [](auto call, const auto& x) { return call(FN(polygamma), 2, x[0]); }));
+      for (std::int64_t p : {1, 3})
+        cases.push_back(make_case(detail::str("mvlgamma ", p), in,
+                                  [p](auto call, const auto& x) { return call(FN(mvlgamma), x[0], p); }));
       for (std::int64_t dec : {2, -1})
         cases.push_back(make_case(detail::str("round decimals ", dec), in,
                                   [dec](auto call, const auto& x) { return call(FN(round), x[0], dec); }));

@@ -118,6 +118,23 @@ Tensor domain_operand(OpKind kind, int i, const Shape& s, DType d, Gen& g) {
         return i == 0 ? g.uniform(s, d, -10.0, 10.0) : g.uniform(s, d, 0.5, 3.0);
       case OpKind::ldexp:
         return i == 0 ? g.uniform(s, d, -3.0, 3.0) : g.uniform(s, d, -8.0, 8.0);
+      case OpKind::erfinv:
+        return g.uniform(s, d, -0.999, 0.999);
+      case OpKind::ndtri:
+        return g.uniform(s, d, 0.001, 0.999);
+      case OpKind::erfcx:
+      case OpKind::ndtr:
+      case OpKind::log_ndtr:
+      case OpKind::i0:
+      case OpKind::i0e:
+      case OpKind::i1:
+      case OpKind::i1e:
+        return g.uniform(s, d, -12.0, 12.0);
+      case OpKind::lgamma:
+      case OpKind::digamma:
+        return g.uniform(s, d, -4.0, 8.0);
+      case OpKind::polygamma:
+        return g.uniform(s, d, 0.2, 6.0);
       default:
         return g.random(s, d);
     }
@@ -165,6 +182,13 @@ void unary_samples(OpKind kind, Gen& g, std::vector<OpSample>& out) {
                                      4503599627370497.0, 1e30, -1e-30, 3.0, -7.0, 1e-310, 0.75, -1.0 / 3},
                                     g)},
                        "ties, signed zeros, integral and huge values"});
+      if (kind == OpKind::erfinv || kind == OpKind::ndtri)
+        out.push_back({kind,
+                       NoAttrs{},
+                       {real_vector(d, {0.5, -0.5, 1e-300, 1 - 1e-12, 0.999999, -0.999999, 1e-20, 0.75, 0.25, 0.9}, g)},
+                       "tails of the inverse"});
+      if (kind == OpKind::ndtr || kind == OpKind::log_ndtr || kind == OpKind::erfcx)
+        out.push_back({kind, NoAttrs{}, {real_vector(d, {-40, -30, -25, -19, -5, 5, 9, 26, 30, 1e10, -1e10}, g)}, "tails"});
     } else if (is_integer(d) && kind != OpKind::conj) {
       out.push_back({kind,
                      NoAttrs{},
@@ -177,6 +201,19 @@ void unary_samples(OpKind kind, Gen& g, std::vector<OpSample>& out) {
                      "complex zeros and specials"});
     }
   }
+}
+
+// polygamma of orders 0 (digamma) to 4: random arguments in its domain, and
+// the edge values (poles at 0 and the negative integers, tails).
+void polygamma_samples(Gen& g, std::vector<OpSample>& out) {
+  const OpKind kind = OpKind::polygamma;
+  for (std::int64_t n : {0, 1, 2, 4})
+    for (DType d : op_dtypes(kind)) {
+      for (const Shape& s : sample_shapes())
+        out.push_back({kind, PolygammaAttrs{n}, {domain_operand(kind, 0, s, d, g)}, "random"});
+      out.push_back({kind, PolygammaAttrs{n}, {real_vector(d, real_edge_values(), g)}, "NaN/inf/extreme edge values"});
+      out.push_back({kind, PolygammaAttrs{n}, {real_vector(d, {-0.5, -1.5, -2.25, 0.1, 13.0, 1e4}, g)}, "negative non-integers"});
+    }
 }
 
 void binary_samples(OpKind kind, Gen& g, std::vector<OpSample>& out) {
@@ -833,7 +870,23 @@ std::vector<OpSample> op_samples(OpKind kind) {
     case OpKind::trunc:
     case OpKind::round_nearest_even:
     case OpKind::frexp_exponent:
+    case OpKind::erf:
+    case OpKind::erfc:
+    case OpKind::erfinv:
+    case OpKind::erfcx:
+    case OpKind::lgamma:
+    case OpKind::digamma:
+    case OpKind::i0:
+    case OpKind::i0e:
+    case OpKind::i1:
+    case OpKind::i1e:
+    case OpKind::ndtr:
+    case OpKind::ndtri:
+    case OpKind::log_ndtr:
       unary_samples(kind, g, out);
+      break;
+    case OpKind::polygamma:
+      polygamma_samples(g, out);
       break;
     case OpKind::add:
     case OpKind::subtract:

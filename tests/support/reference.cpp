@@ -89,6 +89,137 @@ Elem float_elem(LD v) { return Elem{CLD(v, 0), 0}; }
 Elem complex_elem(CLD v) { return Elem{v, 0}; }
 Elem int_elem(std::int64_t v) { return Elem{CLD(0, 0), v}; }
 
+// ---- special functions, from their definitions in long double -----------------------
+// Independent of src/ops/special_math.hpp: bisection for the inverses, long
+// series and the C++ library's long double functions (erfl, lgammal,
+// std::cyl_bessel_i) elsewhere.
+
+constexpr LD kPiL = 3.141592653589793238462643383279502884L;
+
+LD ref_ndtr(LD x) { return LD(0.5) * std::erfc(-x / std::sqrt(LD(2))); }
+
+LD ref_log_ndtr(LD x) {
+  if (std::isnan(x)) return x;
+  if (x > 0) return std::log1p(-ref_ndtr(-x));
+  if (x > -100) return std::log(ref_ndtr(x));
+  // Asymptotic series, 30 terms (x <= -100: below 1e-100 relative).
+  LD r = 1 / (x * x), term = 1, sum = 1;
+  for (int k = 1; k <= 30; ++k) {
+    term *= -(2 * k - 1) * r;
+    sum += term;
+  }
+  return -x * x / 2 - std::log(-x) - std::log(2 * kPiL) / 2 + std::log(sum);
+}
+
+// The root of the increasing function f on [lo, hi] by 400 bisections.
+template <class F>
+LD bisect(F f, LD target, LD lo, LD hi) {
+  for (int i = 0; i < 400; ++i) {
+    LD mid = (lo + hi) / 2;
+    if (mid == lo || mid == hi) break;
+    (f(mid) < target ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+LD ref_erfinv(LD y) {
+  if (std::isnan(y) || y < -1 || y > 1) return std::numeric_limits<LD>::quiet_NaN();
+  if (y == 1 || y == -1) return y * std::numeric_limits<LD>::infinity();
+  if (y == 0) return y;
+  // Bisect erf for |y| <= 1/2 and erfc (for 1 - |y|) above, on |y|.
+  LD a = std::fabs(y), x;
+  if (a <= LD(0.5)) x = bisect([](LD t) { return std::erf(t); }, a, 0, 1);
+  else x = bisect([](LD t) { return -std::erfc(t); }, -(1 - a), 0, 30);
+  return y < 0 ? -x : x;
+}
+
+LD ref_ndtri(LD p) {
+  if (std::isnan(p) || p < 0 || p > 1) return std::numeric_limits<LD>::quiet_NaN();
+  if (p == 0) return -std::numeric_limits<LD>::infinity();
+  if (p == 1) return std::numeric_limits<LD>::infinity();
+  if (p <= LD(0.5)) return bisect([](LD t) { return ref_ndtr(t); }, p, -60, 0);
+  return -bisect([](LD t) { return ref_ndtr(t); }, 1 - p, -60, 0);
+}
+
+LD ref_erfcx(LD x) {
+  if (std::isnan(x)) return x;
+  if (x < 50) return std::exp(x * x) * std::erfc(x);
+  // The continued fraction erfcx(x) = 1/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))).
+  LD f = x;
+  for (int k = 400; k >= 1; --k) f = x + (LD(k) / 2) / f;
+  return 1 / (std::sqrt(kPiL) * f);
+}
+
+// psi(x): upward recurrence to x >= 40, then the asymptotic series with 10
+// Bernoulli terms; reflection for negative x.
+LD ref_digamma(LD x) {
+  if (std::isnan(x)) return x;
+  if (x == 0) return -std::numeric_limits<LD>::infinity();
+  if (std::isinf(x)) return x > 0 ? x : std::numeric_limits<LD>::quiet_NaN();
+  if (x < 0) {
+    if (x == std::floor(x)) return std::numeric_limits<LD>::quiet_NaN();
+    return ref_digamma(1 - x) - kPiL / std::tan(kPiL * (x - std::round(x)));
+  }
+  LD acc = 0;
+  while (x < 40) {
+    acc -= 1 / x;
+    x += 1;
+  }
+  const LD b[] = {LD(1) / 6, LD(-1) / 30, LD(1) / 42, LD(-1) / 30, LD(5) / 66, LD(-691) / 2730, LD(7) / 6, LD(-3617) / 510, LD(43867) / 798, LD(-174611) / 330};
+  LD r = 1 / (x * x), p = r, s = 0;
+  for (int k = 1; k <= 10; ++k) {
+    s += b[k - 1] / (2 * k) * p;
+    p *= r;
+  }
+  return acc + std::log(x) - 1 / (2 * x) - s;
+}
+
+// polygamma(n, x) = (-1)^(n+1) n! sum_k (x + k)^-(n+1): 4000 terms, then the
+// integral and the first two Euler-Maclaurin corrections of the rest.
+LD ref_polygamma(std::int64_t n, LD x) {
+  if (n == 0) return ref_digamma(x);
+  if (std::isnan(x)) return x;
+  if (std::isinf(x)) return x > 0 ? LD(0) : std::numeric_limits<LD>::quiet_NaN();
+  LD s = LD(n + 1), sum = 0;
+  const int K = 4000;
+  for (int k = K - 1; k >= 0; --k) sum += std::pow(x + k, -s);
+  LD a = x + K;
+  sum += std::pow(a, 1 - s) / (s - 1) + std::pow(a, -s) / 2 + s / 12 * std::pow(a, -s - 1);
+  LD f = 1;
+  for (std::int64_t k = 2; k <= n; ++k) f *= LD(k);
+  return (n % 2 == 1 ? f : -f) * sum;
+}
+
+LD ref_bessel_i(int nu, LD x, bool scaled) {
+  if (std::isnan(x)) return x;
+  LD ax = std::fabs(x), sign = (nu == 1 && x < 0) ? -1 : 1;
+  if (std::isinf(x)) return scaled ? sign * LD(0) : sign * ax;
+  LD v = std::cyl_bessel_i(LD(nu), ax);
+  return sign * (scaled ? v * std::exp(-ax) : v);
+}
+
+LD ref_lgamma(LD x) { return std::lgamma(x); }
+
+LD special_value(OpKind kind, std::int64_t order, LD x) {
+  switch (kind) {
+    case OpKind::erf: return std::erf(x);
+    case OpKind::erfc: return std::erfc(x);
+    case OpKind::erfinv: return ref_erfinv(x);
+    case OpKind::erfcx: return ref_erfcx(x);
+    case OpKind::lgamma: return ref_lgamma(x);
+    case OpKind::digamma: return ref_digamma(x);
+    case OpKind::polygamma: return ref_polygamma(order, x);
+    case OpKind::i0: return ref_bessel_i(0, x, false);
+    case OpKind::i0e: return ref_bessel_i(0, x, true);
+    case OpKind::i1: return ref_bessel_i(1, x, false);
+    case OpKind::i1e: return ref_bessel_i(1, x, true);
+    case OpKind::ndtr: return ref_ndtr(x);
+    case OpKind::ndtri: return ref_ndtri(x);
+    case OpKind::log_ndtr: return ref_log_ndtr(x);
+    default: throw std::logic_error("reference: not a special function");
+  }
+}
+
 // ---- elementwise semantics ------------------------------------------------------
 
 Elem unary_value(OpKind kind, DType d, const Elem& x) {
@@ -676,6 +807,27 @@ double magnitude(const Tensor& t) {
 
 Tensor reference_eval(OpKind kind, const Attrs& attrs, std::span<const Tensor> in) {
   switch (kind) {
+    case OpKind::erf:
+    case OpKind::erfc:
+    case OpKind::erfinv:
+    case OpKind::erfcx:
+    case OpKind::lgamma:
+    case OpKind::digamma:
+    case OpKind::i0:
+    case OpKind::i0e:
+    case OpKind::i1:
+    case OpKind::i1e:
+    case OpKind::ndtr:
+    case OpKind::ndtri:
+    case OpKind::log_ndtr:
+    case OpKind::polygamma:
+    {
+      const DType d = in[0].dtype();
+      const std::int64_t order = kind == OpKind::polygamma ? std::get<PolygammaAttrs>(attrs).n : 0;
+      return map_elements(d, in[0].shape(), in, [&](const std::vector<Elem>& v) {
+        return float_elem(special_value(kind, order, v[0].z.real()));
+      });
+    }
     case OpKind::negate:
     case OpKind::conj:
     case OpKind::abs:
@@ -811,6 +963,37 @@ Tolerance reference_tolerance(OpKind kind, const Attrs& attrs, std::span<const T
     case OpKind::fmod:
     case OpKind::remainder:
       return {};
+    // Special functions: a few ulps (docs/special_functions.md has the
+    // measured maxima); the absolute part covers results near the zeros
+    // of digamma, lgamma and polygamma, where only absolute accuracy is
+    // meaningful.
+    case OpKind::erf:
+    case OpKind::erfc:
+    case OpKind::erfinv:
+    case OpKind::erfcx:
+    case OpKind::lgamma:
+    case OpKind::digamma:
+    case OpKind::i0:
+    case OpKind::i0e:
+    case OpKind::i1:
+    case OpKind::i1e:
+    case OpKind::ndtr:
+    case OpKind::ndtri:
+    case OpKind::log_ndtr:
+      return {64 * eps, 64 * eps};
+    case OpKind::polygamma: {
+      // x < 0 sums terms (x + k)^-(n+1) of both signs: the absolute error is
+      // eps n! times the largest term, 1 / dist(x, nearest integer)^(n+1).
+      const std::int64_t n = std::get<PolygammaAttrs>(attrs).n;
+      double big = 1;
+      for (const DimVec& idx : all_indices(in[0].shape())) {
+        double x = value_at(in[0], idx).real();
+        if (!(x < 0) || !std::isfinite(x)) continue;
+        double dist = std::fabs(x - std::round(x));
+        if (dist > 0) big = std::max(big, std::pow(dist, -double(n + 1)) * std::tgamma(double(n + 1)));
+      }
+      return {64 * eps, 64 * eps * big};
+    }
     // Exact for integral exponents; exp2 (a few ulps) otherwise.
     case OpKind::ldexp:
       return {4 * eps, 0};

@@ -161,6 +161,12 @@ struct ScatterAttrs {
   bool operator==(const ScatterAttrs&) const = default;
 };
 
+/// polygamma: the order n >= 0 of the derivative of digamma.
+struct PolygammaAttrs {
+  std::int64_t n = 1;
+  bool operator==(const PolygammaAttrs&) const = default;
+};
+
 using ReshapeAttrs = BasicReshapeAttrs<std::int64_t>;
 using BroadcastInDimAttrs = BasicBroadcastInDimAttrs<std::int64_t>;
 using SliceAttrs = BasicSliceAttrs<std::int64_t>;
@@ -174,7 +180,7 @@ using BasicAttrs = std::variant<NoAttrs, AxesAttrs, PermutationAttrs, BasicResha
                                 BasicBroadcastInDimAttrs<D>, BasicSliceAttrs<D>,
                                 BasicDynamicSliceAttrs<D>, BasicPadAttrs<D>, ConcatenateAttrs,
                                 CompareAttrs, ConvertAttrs, DotGeneralAttrs, BasicGatherAttrs<D>,
-                                ScatterAttrs>;
+                                ScatterAttrs, PolygammaAttrs>;
 /// Concrete attributes (what kernels see).
 using Attrs = BasicAttrs<std::int64_t>;
 /// Attributes whose extents may be symbolic (what traced programs store).

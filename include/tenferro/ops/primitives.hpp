@@ -83,6 +83,22 @@ Tensor remainder(const Tensor& x, const Tensor& y, Backend& backend);
 Tensor ldexp(const Tensor& x, const Tensor& e, Backend& backend);
 /// The i32 exponent k of x = m 2^k, 0.5 <= |m| < 1 (0 for zero, inf, NaN).
 Tensor frexp_exponent(const Tensor& a, Backend& backend);
+/// Special functions of real floats (docs/special_functions.md).
+Tensor erf(const Tensor& a, Backend& backend);
+Tensor erfc(const Tensor& a, Backend& backend);
+Tensor erfinv(const Tensor& a, Backend& backend);
+Tensor erfcx(const Tensor& a, Backend& backend);
+Tensor lgamma(const Tensor& a, Backend& backend);
+Tensor digamma(const Tensor& a, Backend& backend);
+Tensor i0(const Tensor& a, Backend& backend);
+Tensor i0e(const Tensor& a, Backend& backend);
+Tensor i1(const Tensor& a, Backend& backend);
+Tensor i1e(const Tensor& a, Backend& backend);
+Tensor ndtr(const Tensor& a, Backend& backend);
+Tensor ndtri(const Tensor& a, Backend& backend);
+Tensor log_ndtr(const Tensor& a, Backend& backend);
+/// polygamma(n, x), n >= 0 (n = 0: digamma).
+Tensor polygamma(std::int64_t n, const Tensor& a, Backend& backend);
 Tensor convert(const Tensor& a, DType dtype, Backend& backend);
 /// select(pred, on_true, on_false); `pred` is bool, of the operands' shape or rank 0.
 Tensor select(const Tensor& pred, const Tensor& on_true, const Tensor& on_false, Backend& backend);

@@ -157,6 +157,43 @@ Tensor ldexp(const Tensor& a, Scalar b, Backend& backend);
 /// ```
 std::pair<Tensor, Tensor> frexp(const Tensor& a, Backend& backend);
 
+// ---- special functions (real floats; docs/special_functions.md) --------------------
+/// Integers and bool become f64; complex operands are a DTypeError. Each has
+/// its derivative rule (higher orders too), and its accuracy against SciPy
+/// is measured (docs/special_functions.md).
+/// ```cpp
+/// auto x = Tensor::from_vec_col_major<double>({3}, {-1.0, 0.5, 2.0});
+/// erf(x, cpu);              // -0.8427, 0.5205, 0.9953
+/// lgamma(x, cpu);           // inf, 0.5724, 0
+/// polygamma(1, x, cpu);     // trigamma: inf, 4.9348, 0.6449
+/// ndtri(ndtr(x, cpu), cpu); // x again
+/// mvlgamma(x, 2, cpu);      // NaN, NaN, 0.4516 (NaN where x <= (p - 1)/2)
+/// ```
+/// erf, erfc, erfinv (the inverse of erf on [-1, 1]), erfcx(x) = exp(x^2) erfc(x).
+Tensor erf(const Tensor& a, Backend& backend);
+Tensor erfc(const Tensor& a, Backend& backend);
+Tensor erfinv(const Tensor& a, Backend& backend);
+Tensor erfcx(const Tensor& a, Backend& backend);
+/// log |Gamma(x)|, digamma psi(x) = d/dx lgamma(x) (0 gives -inf, negative
+/// integers NaN), polygamma(n, x) = d^n/dx^n psi(x) (n >= 0, else ValueError).
+Tensor lgamma(const Tensor& a, Backend& backend);
+Tensor digamma(const Tensor& a, Backend& backend);
+Tensor polygamma(std::int64_t n, const Tensor& a, Backend& backend);
+/// Multivariate log-gamma of dimension p >= 1 (ValueError otherwise):
+/// p(p-1)/4 log(pi) + sum_{j<p} lgamma(a - j/2); NaN where a <= (p - 1)/2.
+Tensor mvlgamma(const Tensor& a, std::int64_t p, Backend& backend);
+/// Modified Bessel functions of the first kind I0, I1 and the scaled
+/// i0e(x) = exp(-|x|) I0(x), i1e(x) = exp(-|x|) I1(x).
+Tensor i0(const Tensor& a, Backend& backend);
+Tensor i0e(const Tensor& a, Backend& backend);
+Tensor i1(const Tensor& a, Backend& backend);
+Tensor i1e(const Tensor& a, Backend& backend);
+/// The standard normal CDF, its inverse on [0, 1] and log(ndtr(x)) (accurate
+/// in both tails).
+Tensor ndtr(const Tensor& a, Backend& backend);
+Tensor ndtri(const Tensor& a, Backend& backend);
+Tensor log_ndtr(const Tensor& a, Backend& backend);
+
 // ---- contraction -----------------------------------------------------------------------
 /// Matrix product. 1-D operands are vectors (a [k] . b [k] is a scalar); for
 /// rank >= 2, axes (0, 1) are the matrix axes and trailing axes are batch

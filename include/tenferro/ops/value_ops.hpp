@@ -114,6 +114,22 @@ Value remainder(const Value& a, Scalar b);
 Value ldexp(const Value& a, Scalar b);
 /// (mantissa, i32 exponent).
 std::pair<Value, Value> frexp(const Value& x);
+/// Special functions (tenferro/ops/sugar.hpp; docs/special_functions.md).
+Value erf(const Value& x);
+Value erfc(const Value& x);
+Value erfinv(const Value& x);
+Value erfcx(const Value& x);
+Value lgamma(const Value& x);
+Value digamma(const Value& x);
+Value i0(const Value& x);
+Value i0e(const Value& x);
+Value i1(const Value& x);
+Value i1e(const Value& x);
+Value ndtr(const Value& x);
+Value ndtri(const Value& x);
+Value log_ndtr(const Value& x);
+Value polygamma(std::int64_t n, const Value& x);
+Value mvlgamma(const Value& x, std::int64_t p);
 Value square(const Value& x);
 
 // ---- reductions (negative axes count from the end; max / min over an empty

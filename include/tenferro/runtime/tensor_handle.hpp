@@ -100,6 +100,22 @@ class TensorHandle {
   Self ldexp(Scalar s) const;
   /// (mantissa, i32 exponent) with x = mantissa 2^exponent.
   std::pair<Self, Self> frexp() const;
+  /// Special functions (tenferro/ops/sugar.hpp; docs/special_functions.md).
+  Self erf() const;
+  Self erfc() const;
+  Self erfinv() const;
+  Self erfcx() const;
+  Self lgamma() const;
+  Self digamma() const;
+  Self i0() const;
+  Self i0e() const;
+  Self i1() const;
+  Self i1e() const;
+  Self ndtr() const;
+  Self ndtri() const;
+  Self log_ndtr() const;
+  Self polygamma(std::int64_t n) const;
+  Self mvlgamma(std::int64_t p) const;
   Self convert(DType d) const;
 
   // ---- reductions (negative axes count from the end) ----
@@ -235,6 +251,19 @@ TF_HANDLE_FREE_UNARY(floor)
 TF_HANDLE_FREE_UNARY(ceil)
 TF_HANDLE_FREE_UNARY(trunc)
 TF_HANDLE_FREE_UNARY(round)
+TF_HANDLE_FREE_UNARY(erf)
+TF_HANDLE_FREE_UNARY(erfc)
+TF_HANDLE_FREE_UNARY(erfinv)
+TF_HANDLE_FREE_UNARY(erfcx)
+TF_HANDLE_FREE_UNARY(lgamma)
+TF_HANDLE_FREE_UNARY(digamma)
+TF_HANDLE_FREE_UNARY(i0)
+TF_HANDLE_FREE_UNARY(i0e)
+TF_HANDLE_FREE_UNARY(i1)
+TF_HANDLE_FREE_UNARY(i1e)
+TF_HANDLE_FREE_UNARY(ndtr)
+TF_HANDLE_FREE_UNARY(ndtri)
+TF_HANDLE_FREE_UNARY(log_ndtr)
 TF_HANDLE_FREE_UNARY(norm)
 TF_HANDLE_FREE_UNARY(trace)
 TF_HANDLE_FREE_UNARY(sum)
@@ -258,6 +287,10 @@ template <TensorHandleType S>
 S round(const S& a, std::int64_t decimals) { return a.round(decimals); }
 template <TensorHandleType S>
 std::pair<S, S> frexp(const S& a) { return a.frexp(); }
+template <TensorHandleType S>
+S polygamma(std::int64_t n, const S& a) { return a.polygamma(n); }
+template <TensorHandleType S>
+S mvlgamma(const S& a, std::int64_t p) { return a.mvlgamma(p); }
 template <TensorHandleType S>
 S sub(Scalar a, const S& b) { return S::rsub(a, b); }
 template <TensorHandleType S>
