@@ -73,6 +73,7 @@ TEST(EagerSpecialDerivatives, BackwardMatchesFiniteDifferences) {
   CpuBackend cpu;
   EagerRuntime rt(cpu);
   std::uint64_t seed = 5;
+  std::size_t checked = 0;
   for (const Case& c : cases()) {
     Tensor x0 = Tensor::uniform({7}, DType::f64, seed++, c.lo, c.hi);
     EagerTensor x = rt.tensor(x0).requires_grad();
@@ -89,8 +90,10 @@ TEST(EagerSpecialDerivatives, BackwardMatchesFiniteDifferences) {
       };
       const double fd = (f_at(xs[i] + h) - f_at(xs[i] - h)) / (2 * h);
       EXPECT_NEAR(g[i], fd, 1e-6 * std::max(1.0, std::fabs(fd))) << c.name << " at x = " << xs[i];
+      ++checked;
     }
   }
+  EXPECT_EQ(checked, cases().size() * 7);
 }
 
 // Rounding has a zero derivative: the gradient through it is exactly 0.
