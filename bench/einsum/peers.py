@@ -107,7 +107,7 @@ def main():
         jax.config.update("jax_enable_x64", True)
         import jax.numpy as jnp
     results = {}
-    for fname in sorted(os.listdir(INSTANCES)):
+    for fname in sorted(f for f in os.listdir(INSTANCES) if f.endswith(".json")):
         name = fname[:-5]
         if args.filter and args.filter not in name:
             continue

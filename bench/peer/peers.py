@@ -138,7 +138,7 @@ def forked(run, hard, cap):
 # ---- einsum -----------------------------------------------------------------------------
 
 def einsum_instances(filt):
-    for fname in sorted(os.listdir(INSTANCES)):
+    for fname in sorted(f for f in os.listdir(INSTANCES) if f.endswith(".json")):
         name = fname[:-5]
         if filt and filt not in name:
             continue

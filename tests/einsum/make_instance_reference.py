@@ -91,7 +91,7 @@ def contract(terms, arrays, output, path):
 
 def main():
     out = {"generator": "tests/einsum/make_instance_reference.py", "numpy": np.__version__, "instances": {}}
-    for fname in sorted(os.listdir(INSTANCES)):
+    for fname in sorted(f for f in os.listdir(INSTANCES) if f.endswith(".json")):
         with open(os.path.join(INSTANCES, fname), encoding="utf-8") as f:
             inst = json.load(f)
         if "paths" not in inst:
