@@ -1,0 +1,168 @@
+// CPU kernels of the sparse family (Note [Sparse family] in family.cpp).
+//
+// Note [Sparse CPU kernels]
+// The dense operand [k, J...] is seen as a matrix [k, N] (N = the product
+// of its trailing extents). Column-major storage puts the N entries of one
+// row N cache lines apart, so both kernels first copy the dense operands
+// to row-major [k][N] (a blocked transpose, O((m + k) N), cheap next to
+// the O(nnz N) product at any useful density): then every nonzero touches
+// two contiguous rows and the inner loop over N vectorises.
+// - coo_matmul: acc[rows[p]][:] += values[p] * dense[cols[p]][:] into a
+//   row-major accumulator, transposed into the column-major output at the
+//   end. Threads split the N columns (each owns a column range of every
+//   row: no races, no atomics; duplicate coordinates simply add up). With
+//   N = 1 (a vector) the transposes are skipped and one thread runs.
+// - sddmm: out[p] = dot(a[rows[p]][:], b[cols[p]][:]); threads split p.
+// Thread count: tenferro::get_num_threads(), the library's one setting.
+// Indices are checked before anything is written (IndexError naming the
+// op, the position and the index).
+#include <omp.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include <tenferro/cpu/cpu_backend.hpp>
+#include <tenferro/tensor/error.hpp>
+
+#include "internal.hpp"
+
+namespace sparse::detail {
+
+using tenferro::Tensor;
+
+namespace {
+
+// src is column-major [rows, n]; dst row-major [rows][n] (or the reverse
+// when called with the extents swapped: dst[i * n + j] = src[i + rows * j]).
+template <class T>
+void transpose_copy(const T* src, std::int64_t rows, std::int64_t n, T* dst, int threads) {
+  constexpr std::int64_t kTile = 32;
+  const std::int64_t row_tiles = (rows + kTile - 1) / kTile;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && rows * n > 32768)
+  for (std::int64_t t = 0; t < row_tiles; ++t) {
+    const std::int64_t i0 = t * kTile, i1 = std::min(rows, i0 + kTile);
+    for (std::int64_t j0 = 0; j0 < n; j0 += kTile) {
+      const std::int64_t j1 = std::min(n, j0 + kTile);
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t j = j0; j < j1; ++j) dst[i * n + j] = src[i + rows * j];
+    }
+  }
+}
+
+template <class I>
+void check_indices(const char* op, const char* what, const I* idx, std::int64_t nnz, std::int64_t bound,
+                   const char* bound_name) {
+  for (std::int64_t p = 0; p < nnz; ++p) {
+    const auto x = static_cast<std::int64_t>(idx[p]);
+    TF_CHECK(x >= 0 && x < bound, IndexError, op, what, " index ", x, " at position ", p,
+             " is out of range [0, ", bound, ") (", bound_name, " = ", bound, ")");
+  }
+}
+
+std::int64_t trailing(const Tensor& t) {
+  std::int64_t n = 1;
+  for (std::size_t i = 1; i < t.shape().size(); ++i) n *= t.shape()[i];
+  return n;
+}
+
+int thread_count() { return std::max(1, tenferro::get_num_threads()); }
+
+template <class T, class I>
+void coo_typed(const Tensor& values, const Tensor& rows, const Tensor& cols, const Tensor& dense, std::int64_t m,
+               const Tensor& out) {
+  const std::int64_t nnz = values.numel(), k = dense.shape()[0], n = trailing(dense);
+  const T* v = values.data<T>();
+  const I* r = rows.data<I>();
+  const I* c = cols.data<I>();
+  check_indices(kCooOp, "row", r, nnz, m, "m, the rows of the sparse matrix");
+  check_indices(kCooOp, "column", c, nnz, k, "k, the first extent of the dense operand");
+  T* o = out.data<T>();
+  const T* d = dense.data<T>();
+  if (m * n == 0) return;
+  if (n == 1) {
+    std::fill(o, o + m, T(0));
+    for (std::int64_t p = 0; p < nnz; ++p) o[r[p]] += v[p] * d[c[p]];
+    return;
+  }
+  std::vector<T> dt(static_cast<std::size_t>(k * n)), acc(static_cast<std::size_t>(m * n), T(0));
+  const int threads = thread_count();
+  transpose_copy(d, k, n, dt.data(), threads);
+  // Column ranges of at least 8 entries per thread.
+  const int parts = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, n / 8)));
+  T* a = acc.data();
+  const T* b = dt.data();
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+  for (int part = 0; part < parts; ++part) {
+    const std::int64_t j0 = n * part / parts, j1 = n * (part + 1) / parts;
+    for (std::int64_t p = 0; p < nnz; ++p) {
+      const T vp = v[p];
+      T* dst = a + static_cast<std::int64_t>(r[p]) * n;
+      const T* src = b + static_cast<std::int64_t>(c[p]) * n;
+      for (std::int64_t j = j0; j < j1; ++j) dst[j] += vp * src[j];
+    }
+  }
+  transpose_copy(a, n, m, o, threads);   // row-major [m][n] -> column-major [m, n]
+}
+
+template <class T, class I>
+void sddmm_typed(const Tensor& a, const Tensor& b, const Tensor& rows, const Tensor& cols, const Tensor& out) {
+  const std::int64_t nnz = rows.numel(), m = a.shape()[0], k = b.shape()[0], n = trailing(a);
+  const I* r = rows.data<I>();
+  const I* c = cols.data<I>();
+  check_indices(kSddmmOp, "row", r, nnz, m, "m, the first extent of a");
+  check_indices(kSddmmOp, "column", c, nnz, k, "k, the first extent of b");
+  T* o = out.data<T>();
+  const int threads = thread_count();
+  std::vector<T> at, bt;
+  const T* ap = a.data<T>();
+  const T* bp = b.data<T>();
+  if (n > 1) {
+    at.resize(static_cast<std::size_t>(m * n));
+    bt.resize(static_cast<std::size_t>(k * n));
+    transpose_copy(ap, m, n, at.data(), threads);
+    transpose_copy(bp, k, n, bt.data(), threads);
+    ap = at.data();
+    bp = bt.data();
+  }
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && nnz * n > 32768)
+  for (std::int64_t p = 0; p < nnz; ++p) {
+    const T* x = ap + static_cast<std::int64_t>(r[p]) * n;
+    const T* y = bp + static_cast<std::int64_t>(c[p]) * n;
+    T s(0);
+    for (std::int64_t j = 0; j < n; ++j) s += x[j] * y[j];
+    o[p] = s;
+  }
+}
+
+template <class F>
+void visit_index(tenferro::DType d, const char* op, F&& f) {
+  tenferro::visit_dtype<tenferro::kIntegerDTypes>(d, op, std::forward<F>(f));
+}
+
+}  // namespace
+
+Tensor run_coo_matmul(const Tensor& values, const Tensor& rows, const Tensor& cols, const Tensor& dense,
+                      std::int64_t m, tenferro::Backend& backend) {
+  tenferro::Shape shape = dense.shape();
+  shape[0] = m;
+  Tensor out = backend.empty(values.dtype(), shape);
+  const Tensor v = values.contiguous(), r = rows.contiguous(), c = cols.contiguous(), d = dense.contiguous();
+  tenferro::visit_dtype<kValueDTypes>(values.dtype(), kCooOp, [&]<class T>() {
+    visit_index(rows.dtype(), kCooOp, [&]<class I>() { coo_typed<T, I>(v, r, c, d, m, out); });
+  });
+  return out;
+}
+
+Tensor run_sddmm(const Tensor& a, const Tensor& b, const Tensor& rows, const Tensor& cols,
+                 tenferro::Backend& backend) {
+  Tensor out = backend.empty(a.dtype(), {rows.numel()});
+  const Tensor ac = a.contiguous(), bc = b.contiguous(), r = rows.contiguous(), c = cols.contiguous();
+  tenferro::visit_dtype<kValueDTypes>(a.dtype(), kSddmmOp, [&]<class T>() {
+    visit_index(rows.dtype(), kSddmmOp, [&]<class I>() { sddmm_typed<T, I>(ac, bc, r, c, out); });
+  });
+  return out;
+}
+
+}  // namespace sparse::detail
