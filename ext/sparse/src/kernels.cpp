@@ -7,11 +7,14 @@
 // to row-major [k][N] (a blocked transpose, O((m + k) N), cheap next to
 // the O(nnz N) product at any useful density): then every nonzero touches
 // two contiguous rows and the inner loop over N vectorises.
-// - coo_matmul: acc[rows[p]][:] += values[p] * dense[cols[p]][:] into a
-//   row-major accumulator, transposed into the column-major output at the
-//   end. Threads split the N columns (each owns a column range of every
-//   row: no races, no atomics; duplicate coordinates simply add up). With
-//   N = 1 (a vector) the transposes are skipped and one thread runs.
+// - coo_matmul: the nonzeros are counting-sorted by row (stable, O(nnz + m):
+//   duplicates add up in their given order, whatever the thread count),
+//   then each output row is one accumulation over its nonzeros,
+//   acc[:] += values[q] * dense[cols[q]][:], in a buffer of N entries,
+//   written to the column-major output at the end of the row. Threads split
+//   the rows (no races, no atomics). The row loop is compiled for several
+//   instruction sets (row_product). With N = 1 (a vector) the transpose of
+//   the dense operand is skipped.
 // - sddmm: out[p] = dot(a[rows[p]][:], b[cols[p]][:]); threads split p.
 // Thread count: tenferro::get_num_threads(), the library's one setting.
 // Indices are checked before anything is written (IndexError naming the
@@ -69,6 +72,39 @@ std::int64_t trailing(const Tensor& t) {
 
 int thread_count() { return std::max(1, tenferro::get_num_threads()); }
 
+// acc[:n] += sum over q in [q0, q1) of val[q] * b[col[q] * n : +n] (one row of
+// the product).
+template <class T>
+inline void row_product_body(T* acc, const T* b, std::int64_t n, const T* val, const std::int64_t* col,
+                             std::int64_t q0, std::int64_t q1) {
+  for (std::int64_t q = q0; q < q1; ++q) {
+    const T vq = val[q];
+    const T* src = b + col[q] * n;
+    for (std::int64_t j = 0; j < n; ++j) acc[j] += vq * src[j];
+  }
+}
+// The real cases are compiled for AVX-512 and AVX2 as well and chosen when
+// the program starts (GCC function multi-versioning, target_clones); the
+// build machine's own CPU plays no part.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SPARSE_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SPARSE_TARGET_CLONES
+#endif
+SPARSE_TARGET_CLONES void row_product(double* acc, const double* b, std::int64_t n, const double* val,
+                                      const std::int64_t* col, std::int64_t q0, std::int64_t q1) {
+  row_product_body(acc, b, n, val, col, q0, q1);
+}
+SPARSE_TARGET_CLONES void row_product(float* acc, const float* b, std::int64_t n, const float* val,
+                                      const std::int64_t* col, std::int64_t q0, std::int64_t q1) {
+  row_product_body(acc, b, n, val, col, q0, q1);
+}
+template <class T>
+void row_product(T* acc, const T* b, std::int64_t n, const T* val, const std::int64_t* col, std::int64_t q0,
+                 std::int64_t q1) {
+  row_product_body(acc, b, n, val, col, q0, q1);
+}
+
 template <class T, class I>
 void coo_typed(const Tensor& values, const Tensor& rows, const Tensor& cols, const Tensor& dense, std::int64_t m,
                const Tensor& out) {
@@ -79,31 +115,42 @@ void coo_typed(const Tensor& values, const Tensor& rows, const Tensor& cols, con
   check_indices(kCooOp, "row", r, nnz, m, "m, the rows of the sparse matrix");
   check_indices(kCooOp, "column", c, nnz, k, "k, the first extent of the dense operand");
   T* o = out.data<T>();
-  const T* d = dense.data<T>();
   if (m * n == 0) return;
-  if (n == 1) {
-    std::fill(o, o + m, T(0));
-    for (std::int64_t p = 0; p < nnz; ++p) o[r[p]] += v[p] * d[c[p]];
-    return;
-  }
-  std::vector<T> dt(static_cast<std::size_t>(k * n)), acc(static_cast<std::size_t>(m * n), T(0));
-  const int threads = thread_count();
-  transpose_copy(d, k, n, dt.data(), threads);
-  // Column ranges of at least 8 entries per thread.
-  const int parts = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, n / 8)));
-  T* a = acc.data();
-  const T* b = dt.data();
-#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
-  for (int part = 0; part < parts; ++part) {
-    const std::int64_t j0 = n * part / parts, j1 = n * (part + 1) / parts;
+  // Counting sort by row (stable: duplicates add up in their given order).
+  std::vector<std::int64_t> start(static_cast<std::size_t>(m + 1), 0);
+  for (std::int64_t p = 0; p < nnz; ++p) ++start[static_cast<std::size_t>(r[p]) + 1];
+  for (std::int64_t i = 0; i < m; ++i) start[static_cast<std::size_t>(i + 1)] += start[static_cast<std::size_t>(i)];
+  std::vector<std::int64_t> scol(static_cast<std::size_t>(nnz));
+  std::vector<T> sval(static_cast<std::size_t>(nnz));
+  {
+    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
     for (std::int64_t p = 0; p < nnz; ++p) {
-      const T vp = v[p];
-      T* dst = a + static_cast<std::int64_t>(r[p]) * n;
-      const T* src = b + static_cast<std::int64_t>(c[p]) * n;
-      for (std::int64_t j = j0; j < j1; ++j) dst[j] += vp * src[j];
+      const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(r[p])]++);
+      scol[q] = static_cast<std::int64_t>(c[p]);
+      sval[q] = v[p];
     }
   }
-  transpose_copy(a, n, m, o, threads);   // row-major [m][n] -> column-major [m, n]
+  const int threads = thread_count();
+  std::vector<T> dt;
+  const T* b = dense.data<T>();
+  if (n > 1) {
+    dt.resize(static_cast<std::size_t>(k * n));
+    transpose_copy(b, k, n, dt.data(), threads);
+    b = dt.data();
+  }
+  const bool parallel = threads > 1 && nnz * n > 32768;
+#pragma omp parallel num_threads(threads) if (parallel)
+  {
+    std::vector<T> acc(static_cast<std::size_t>(n));
+    T* a = acc.data();
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < m; ++i) {
+      std::fill(a, a + n, T(0));
+      row_product(a, b, n, sval.data(), scol.data(), start[static_cast<std::size_t>(i)],
+                  start[static_cast<std::size_t>(i + 1)]);
+      for (std::int64_t j = 0; j < n; ++j) o[i + m * j] = a[j];
+    }
+  }
 }
 
 template <class T, class I>

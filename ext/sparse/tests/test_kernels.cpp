@@ -37,6 +37,7 @@ std::vector<Case> cases() {
       {0, 0, {4, 3}},       // no rows
       {3, 5, {2, 0}},       // no columns
       {1, 1, {1, 1}},
+      {30, 3000, {170, 200}},   // large enough for the kernels' threaded paths
   };
 }
 
