@@ -7,7 +7,9 @@
 // A is m x k with round(density * m * k) nonzeros at uniformly random
 // coordinates (unsorted; repeats allowed and summed), values uniform in
 // [-1, 1); B is k x n. Prints the median of R timed runs (after one warm-up)
-// of y = coo_matmul(A, B) and of y = matmul(dense(A), B) and their ratio.
+// of y = coo_matmul(A, B) and of y = matmul(dense(A), B) and their ratio,
+// then the same for the values' cotangent of a random ct [m, n]:
+// sddmm(ct, B) against the dense route (ct B^T, then gather the nonzeros).
 // --dump DIR writes the inputs (rows.i64, cols.i64, values.<dtype>,
 // dense.<dtype> in column-major order, meta.txt) for bench/scipy_peer.py.
 // --check runs small sizes and exits 1 unless both products agree.
@@ -167,6 +169,22 @@ int run(const Options& o) {
   std::printf("tenferro dense matmul  %10.3f ms\n", td * 1e3);
   std::printf("ratio dense / sparse   %10.2f\n", td / ts);
   std::printf("max |difference|       %10.3g\n", max_abs_diff<T>(ys, yd));
+  // The values' cotangent (the backward pass): sddmm against the dense
+  // route, G = ct B^T [m, k] then G[rows[p], cols[p]].
+  Tensor ct = Tensor::uniform({o.m, o.n}, p.dense.dtype(), 7, -1.0, 1.0);
+  Tensor ss, sd = Tensor::zeros({p.values.numel()}, p.dense.dtype());
+  const auto rv = p.rows.to_vec_col_major<std::int64_t>(), cv = p.cols.to_vec_col_major<std::int64_t>();
+  const double tss = median_seconds(o.reps, [&] { ss = sparse::sddmm(ct, p.dense, p.rows, p.cols, cpu); });
+  const double tsd = median_seconds(o.reps, [&] {
+    Tensor g = matmul(ct, p.dense.transpose(), cpu).contiguous();
+    const T* gp = g.data<T>();
+    T* out = sd.data<T>();
+    for (std::size_t q = 0; q < rv.size(); ++q) out[q] = gp[rv[q] + o.m * cv[q]];
+  });
+  std::printf("sparse.sddmm           %10.3f ms\n", tss * 1e3);
+  std::printf("dense ct B^T + gather  %10.3f ms\n", tsd * 1e3);
+  std::printf("ratio dense / sparse   %10.2f\n", tsd / tss);
+  std::printf("max |difference|       %10.3g\n", max_abs_diff<T>(ss, sd));
   return 0;
 }
 

@@ -15,7 +15,9 @@
 //   the rows (no races, no atomics). The row loop is compiled for several
 //   instruction sets (row_product). With N = 1 (a vector) the transpose of
 //   the dense operand is skipped.
-// - sddmm: out[p] = dot(a[rows[p]][:], b[cols[p]][:]); threads split p.
+// - sddmm: out[p] = dot(a[rows[p]][:], b[cols[p]][:]) after copying a and b
+//   to row-major, visiting the nonzeros row by row (the same counting
+//   sort); threads split the rows; the dot product is multi-versioned too.
 // Thread count: tenferro::get_num_threads(), the library's one setting.
 // Indices are checked before anything is written (IndexError naming the
 // op, the position and the index).
@@ -24,6 +26,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include <tenferro/cpu/cpu_backend.hpp>
@@ -105,6 +108,43 @@ void row_product(T* acc, const T* b, std::int64_t n, const T* val, const std::in
   row_product_body(acc, b, n, val, col, q0, q1);
 }
 
+// sum_j x[j] * y[j]; the real cases are vectorised (an OpenMP simd
+// reduction, which may reorder the sum) and multi-versioned like row_product.
+template <class T>
+inline T dot_body(const T* x, const T* y, std::int64_t n) {
+  T s(0);
+  if constexpr (std::is_floating_point_v<T>) {
+#pragma omp simd reduction(+ : s)
+    for (std::int64_t j = 0; j < n; ++j) s += x[j] * y[j];
+  } else {
+    for (std::int64_t j = 0; j < n; ++j) s += x[j] * y[j];
+  }
+  return s;
+}
+SPARSE_TARGET_CLONES double dot_row(const double* x, const double* y, std::int64_t n) { return dot_body(x, y, n); }
+SPARSE_TARGET_CLONES float dot_row(const float* x, const float* y, std::int64_t n) { return dot_body(x, y, n); }
+template <class T>
+T dot_row(const T* x, const T* y, std::int64_t n) {
+  return dot_body(x, y, n);
+}
+
+// The positions p sorted by rows[p], stably (counting sort, O(nnz + m)):
+// row i's positions are order[start[i] .. start[i + 1]).
+struct RowOrder {
+  std::vector<std::int64_t> start, order;
+};
+template <class I>
+RowOrder row_order(const I* r, std::int64_t nnz, std::int64_t m) {
+  RowOrder ro;
+  ro.start.assign(static_cast<std::size_t>(m + 1), 0);
+  for (std::int64_t p = 0; p < nnz; ++p) ++ro.start[static_cast<std::size_t>(r[p]) + 1];
+  for (std::int64_t i = 0; i < m; ++i) ro.start[static_cast<std::size_t>(i + 1)] += ro.start[static_cast<std::size_t>(i)];
+  ro.order.resize(static_cast<std::size_t>(nnz));
+  std::vector<std::int64_t> next(ro.start.begin(), ro.start.end() - 1);
+  for (std::int64_t p = 0; p < nnz; ++p) ro.order[static_cast<std::size_t>(next[static_cast<std::size_t>(r[p])]++)] = p;
+  return ro;
+}
+
 template <class T, class I>
 void coo_typed(const Tensor& values, const Tensor& rows, const Tensor& cols, const Tensor& dense, std::int64_t m,
                const Tensor& out) {
@@ -116,19 +156,14 @@ void coo_typed(const Tensor& values, const Tensor& rows, const Tensor& cols, con
   check_indices(kCooOp, "column", c, nnz, k, "k, the first extent of the dense operand");
   T* o = out.data<T>();
   if (m * n == 0) return;
-  // Counting sort by row (stable: duplicates add up in their given order).
-  std::vector<std::int64_t> start(static_cast<std::size_t>(m + 1), 0);
-  for (std::int64_t p = 0; p < nnz; ++p) ++start[static_cast<std::size_t>(r[p]) + 1];
-  for (std::int64_t i = 0; i < m; ++i) start[static_cast<std::size_t>(i + 1)] += start[static_cast<std::size_t>(i)];
+  const RowOrder ro = row_order(r, nnz, m);
+  const std::vector<std::int64_t>& start = ro.start;
   std::vector<std::int64_t> scol(static_cast<std::size_t>(nnz));
   std::vector<T> sval(static_cast<std::size_t>(nnz));
-  {
-    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
-    for (std::int64_t p = 0; p < nnz; ++p) {
-      const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(r[p])]++);
-      scol[q] = static_cast<std::int64_t>(c[p]);
-      sval[q] = v[p];
-    }
+  for (std::int64_t q = 0; q < nnz; ++q) {
+    const std::int64_t p = ro.order[static_cast<std::size_t>(q)];
+    scol[static_cast<std::size_t>(q)] = static_cast<std::int64_t>(c[p]);
+    sval[static_cast<std::size_t>(q)] = v[p];
   }
   const int threads = thread_count();
   std::vector<T> dt;
@@ -173,13 +208,15 @@ void sddmm_typed(const Tensor& a, const Tensor& b, const Tensor& rows, const Ten
     ap = at.data();
     bp = bt.data();
   }
+  // Rows in order: a row of a stays in cache across its nonzeros.
+  const RowOrder ro = row_order(r, nnz, m);
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && nnz * n > 32768)
-  for (std::int64_t p = 0; p < nnz; ++p) {
-    const T* x = ap + static_cast<std::int64_t>(r[p]) * n;
-    const T* y = bp + static_cast<std::int64_t>(c[p]) * n;
-    T s(0);
-    for (std::int64_t j = 0; j < n; ++j) s += x[j] * y[j];
-    o[p] = s;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const T* x = ap + i * n;
+    for (std::int64_t q = ro.start[static_cast<std::size_t>(i)]; q < ro.start[static_cast<std::size_t>(i + 1)]; ++q) {
+      const std::int64_t p = ro.order[static_cast<std::size_t>(q)];
+      o[p] = dot_row(x, bp + static_cast<std::int64_t>(c[p]) * n, n);
+    }
   }
 }
 
