@@ -3,10 +3,10 @@
 // Note [Sparse CPU kernels]
 // The dense operand [k, J...] is seen as a matrix [k, N] (N = the product
 // of its trailing extents). Column-major storage puts the N entries of one
-// row N cache lines apart, so both kernels first copy the dense operands
-// to row-major [k][N] (a blocked transpose, O((m + k) N), cheap next to
-// the O(nnz N) product at any useful density): then every nonzero touches
-// two contiguous rows and the inner loop over N vectorises.
+// row N cache lines apart, so the kernels first copy dense operands to
+// row-major [k][N] (a blocked transpose, O(k N), cheap next to the
+// O(nnz N) product at any useful density): then each nonzero reads one
+// contiguous row and the inner loop over N vectorises.
 // - coo_matmul: the nonzeros are counting-sorted by row (stable, O(nnz + m):
 //   duplicates add up in their given order, whatever the thread count),
 //   then each output row is one accumulation over its nonzeros,
@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <complex>
-#include <cstring>
 #include <type_traits>
 #include <vector>
 
