@@ -123,6 +123,21 @@ TEST(Passes, DotDimensionSorting) {
   expect_same_results(before, after, {{"a", random_tensor({2, 3, 4}, DType::f64, 7)}, {"b", random_tensor({4, 3, 5}, DType::f64, 8)}});
 }
 
+// Regression (found by the program fuzzer): contracting axes of a broadcast
+// operand have stride 0, a tie when the plan orders the pairs by stride; ties
+// went by the attributes' order, which dimension sorting changes, so the 4
+// pairs were summed in another order. Ties now go by axis number.
+TEST(Passes, DotDimensionSortingOverABroadcastOperandIsBitForBit) {
+  auto x = TracedTensor::input("x", DType::c128, {Dim(3), Dim(1), Dim(2)});
+  TracedTensor b(vops::broadcast_in_dim(x.graph_value(), {3, 3, 2, 3}, {0, 1, 2}));
+  auto c = b.dot_general(b, {.lhs_contracting_dimensions = {2, 3, 0, 1}, .rhs_contracting_dimensions = {2, 0, 1, 3}});
+  Program before = GraphCompiler::lower({c});
+  Program after = passes::sort_dot_dimensions(before);
+  EXPECT_NE(after.to_text().find("lhs_contract=[0, 1, 2, 3] rhs_contract=[1, 3, 2, 0]"), std::string::npos) << after.to_text();
+  for (std::uint64_t seed = 0; seed < 20; ++seed)
+    expect_same_results(before, after, {{"x", random_tensor({3, 1, 2}, DType::c128, seed)}});
+}
+
 TEST(Passes, ElementwiseFusion) {
   auto a = TracedTensor::input("a", DType::f64, {Dim("n")});
   auto b = TracedTensor::input("b", DType::f64, {Dim("n")});
