@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "tenferro/ops/primitives.hpp"
 #include "tenferro/tensor/error.hpp"
@@ -185,8 +186,12 @@ DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_s
   };
   // Contracting order: by lhs strides, unless the rhs order reads more operands as they are.
   if (la.contracting.size() > 1) {
+    // Ties (stride-0 broadcast axes, extent-1 axes) go by axis number, so
+    // the order, and with it the order of summation, depends only on the
+    // set of pairs, never on the order the attributes list them in: the
+    // compiler's dimension sorting leaves results bit-for-bit unchanged.
     auto by_stride = [](const Strides& st) {
-      return [&st](std::int64_t a) { return std::llabs(st[static_cast<std::size_t>(a)]); };
+      return [&st](std::int64_t a) { return std::pair(std::llabs(st[static_cast<std::size_t>(a)]), a); };
     };
     DimVec lc2 = la.contracting, rc2 = ra.contracting;
     sort_contracting_pairs(la.contracting, ra.contracting, by_stride(lhs_strides));

@@ -79,6 +79,37 @@ TEST(Passes, TransposeFoldingIntoDotGeneral) {
   expect_same_results(before, after, {{"a", random_tensor({4, 3}, DType::f64, 5)}, {"b", random_tensor({2, 4}, DType::f64, 6)}});
 }
 
+// Regression (found by tests/fuzz, seed 91587): with the transpose folded, the
+// contraction reads `a*a` in its own layout and the GEMM mapping orders the
+// three contracting axes by those strides, so its 27 terms are summed in
+// another order than over the transposed copy. The fold still happens; the
+// result stays within a sum's error bound (the documented exception to
+// bit-for-bit passes, tenferro/runtime/compiler.hpp).
+TEST(Passes, TransposeFoldingMayReorderAContractionsSum) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim(3), Dim(3), Dim(3)});
+  auto t = (a * a).transpose({0, 2, 1});
+  TracedTensor r(vops::reverse(a.graph_value(), {1}));
+  auto c = t.dot_general(r, {.lhs_contracting_dimensions = {2, 0, 1}, .rhs_contracting_dimensions = {1, 0, 2}});
+  Program before = GraphCompiler::lower({c});
+  Program after = passes::dead_code_elimination(passes::fold_transposes(before));
+  EXPECT_EQ(count(after.to_text(), "= transpose("), 0u) << after.to_text();
+  CpuBackend backend;
+  auto rt = Runtime::builder().register_engine(cpu_engine(backend)).build();
+  Tensor av = random_tensor({3, 3, 3}, DType::f64, 91587);
+  Tensor got = rt.run_compiled(after, {{"a", av}})[0], plain = rt.run_compiled(before, {{"a", av}})[0];
+  double want = 0, bound = 0;  // sum_{ijk} a[i,k,j]^2 a[i,2-k,j]... by the attributes' pairing
+  for (std::int64_t i = 0; i < 3; ++i)
+    for (std::int64_t j = 0; j < 3; ++j)
+      for (std::int64_t k = 0; k < 3; ++k) {
+        // lhs t[i, j, k] = a[i, k, j]^2 pairs (lhs 2, 0, 1) with (rhs 1, 0, 2): t[i, j, k] * r[i, k, j], r = reverse(a, 1).
+        double term = av.at<double>({i, k, j}) * av.at<double>({i, k, j}) * av.at<double>({i, 2 - k, j});
+        want += term;
+        bound += std::abs(term);
+      }
+  EXPECT_NEAR(got.item().to<double>(), want, 32 * 2.3e-16 * bound);
+  EXPECT_NEAR(plain.item().to<double>(), want, 32 * 2.3e-16 * bound);
+}
+
 TEST(Passes, DotDimensionSorting) {
   auto a = TracedTensor::input("a", DType::f64, {Dim(2), Dim(3), Dim(4)});
   auto b = TracedTensor::input("b", DType::f64, {Dim(4), Dim(3), Dim(5)});
@@ -90,6 +121,21 @@ TEST(Passes, DotDimensionSorting) {
   EXPECT_NE(before.to_text().find("lhs_contract=[2, 1] rhs_contract=[0, 1]"), std::string::npos);
   EXPECT_NE(after.to_text().find("lhs_contract=[1, 2] rhs_contract=[1, 0]"), std::string::npos) << after.to_text();
   expect_same_results(before, after, {{"a", random_tensor({2, 3, 4}, DType::f64, 7)}, {"b", random_tensor({4, 3, 5}, DType::f64, 8)}});
+}
+
+// Regression (found by the program fuzzer): contracting axes of a broadcast
+// operand have stride 0, a tie when the plan orders the pairs by stride; ties
+// went by the attributes' order, which dimension sorting changes, so the 4
+// pairs were summed in another order. Ties now go by axis number.
+TEST(Passes, DotDimensionSortingOverABroadcastOperandIsBitForBit) {
+  auto x = TracedTensor::input("x", DType::c128, {Dim(3), Dim(1), Dim(2)});
+  TracedTensor b(vops::broadcast_in_dim(x.graph_value(), {3, 3, 2, 3}, {0, 1, 2}));
+  auto c = b.dot_general(b, {.lhs_contracting_dimensions = {2, 3, 0, 1}, .rhs_contracting_dimensions = {2, 0, 1, 3}});
+  Program before = GraphCompiler::lower({c});
+  Program after = passes::sort_dot_dimensions(before);
+  EXPECT_NE(after.to_text().find("lhs_contract=[0, 1, 2, 3] rhs_contract=[1, 3, 2, 0]"), std::string::npos) << after.to_text();
+  for (std::uint64_t seed = 0; seed < 20; ++seed)
+    expect_same_results(before, after, {{"x", random_tensor({3, 1, 2}, DType::c128, seed)}});
 }
 
 TEST(Passes, ElementwiseFusion) {

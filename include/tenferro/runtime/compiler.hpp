@@ -10,7 +10,14 @@
 /// The passes are also available one by one (namespace `passes`), each a
 /// function Program -> Program, so a test can show a program before and
 /// after one pass. They never reassociate floating-point arithmetic:
-/// results are bit-for-bit those of the unoptimised program.
+/// results are bit-for-bit those of the unoptimised program, with one
+/// exception. Transpose folding lets a `dot_general` read an operand in its
+/// own layout instead of a transposed copy, and the GEMM mapping then may
+/// sum the contracting terms in another order (Note [GEMM mapping] in
+/// tenferro/ops/dot_plan.hpp), so a contraction can differ in its last bits
+/// (within the usual error bound of a sum). Turn `transpose_folding` off for
+/// results bit-for-bit those of the traced program. (Found by the
+/// random-program tests, tests/fuzz.)
 
 #include <span>
 #include <vector>
@@ -22,7 +29,7 @@ namespace tenferro {
 
 struct CompileOptions {
   bool constant_folding = true;    ///< hoist constant-only instructions (computed once per runtime)
-  bool transpose_folding = true;   ///< fold transposes into dot_general operands
+  bool transpose_folding = true;   ///< fold transposes into dot_general operands (may reorder a contraction's sum)
   bool dot_dimension_sorting = true;
   bool cse = true;                 ///< common-subexpression elimination
   bool dce = true;                 ///< dead-code elimination

@@ -65,7 +65,7 @@ class TypedTensor : public Tensor {
   T at(const DimVec& index) const { return Tensor::at<T>(index); }
   void set(const DimVec& index, T value) const { Tensor::set<T>(index, value); }
   std::vector<T> to_vec_col_major() const { return Tensor::to_vec_col_major<T>(); }
-  T item() const { return Tensor::item().to<T>(); }
+  T item() const { return Tensor::item().template to<T>(); }
 
   // ---- views ---------------------------------------------------------------
   TypedTensor permute(const DimVec& p) const { return TypedTensor(Tensor::permute(p)); }

@@ -36,8 +36,11 @@ if ! "$cxx" -fsanitize=fuzzer "$probe" -o "$work/probe" > /dev/null 2>&1; then
   echo "$target skipped: $cxx has no libFuzzer runtime (-fsanitize=fuzzer)"
   exit 77
 fi
+# TENFERRO_FUZZ_CMAKE_ARGS: more configure arguments (e.g. the prefix of an
+# installed tenferro for a fuzzer that links it), split at spaces.
+read -r -a extra <<< "${TENFERRO_FUZZ_CMAKE_ARGS:-}"
 cmake -S "$project" -B "$work/build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug \
-  -DTENFERRO_SOURCE_DIR="$root" > "$work/configure.log"
+  -DTENFERRO_SOURCE_DIR="$root" "${extra[@]}" > "$work/configure.log"
 cmake --build "$work/build" -j2 --target "$target" > "$work/build-$target.log"
 corpus="$work/corpus-$target"
 mkdir -p "$corpus"

@@ -1,0 +1,35 @@
+// libFuzzer entry of the random-program checks (tests/fuzz/random_program.hpp):
+// the first byte picks the kind of program (float, integer, differentiable),
+// the others drive the generator's decisions. Any failed check aborts with
+// the program, its bindings and the first difference.
+#include <cstdio>
+#include <cstdlib>
+
+#include "fuzz/random_program.hpp"
+#include "tenferro/cpu.hpp"
+#include "tenferro/runtime.hpp"
+
+using namespace tenferro;
+using namespace tenferro::testing;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  static CpuBackend backend;
+  static Runtime runtime = Runtime::builder().register_engine(cpu_engine(backend)).build();
+  const ProgramKind kinds[] = {ProgramKind::floating, ProgramKind::integer, ProgramKind::differentiable};
+  ProgramKind kind = kinds[data[0] % 3];
+  Choices choices(data + 1, size - 1);
+  std::string failure;
+  try {
+    RandomProgram p = generate_program(choices, kind, 16);
+    failure = kind == ProgramKind::differentiable ? check_derivatives(p, runtime, choices)
+                                                  : check_program(p, runtime, choices);
+  } catch (const std::exception& e) {
+    failure = std::string("threw: ") + e.what();
+  }
+  if (!failure.empty()) {
+    std::fprintf(stderr, "random program check failed: %s\n", failure.c_str());
+    std::abort();
+  }
+  return 0;
+}

@@ -1,0 +1,787 @@
+#include "fuzz/random_program.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <numeric>
+#include <sstream>
+
+#include "support/reference.hpp"
+#include "support/test_support.hpp"
+#include "tenferro/ad.hpp"
+#include "tenferro/tensor/error.hpp"
+
+namespace tenferro::testing {
+
+Choices::Choices(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the bytes seeds the tail PRNG
+  for (std::size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ull;
+  rng_.seed(h);
+}
+
+std::int64_t Choices::below(std::int64_t n) {
+  if (n <= 1) return 0;
+  if (pos_ < size_) return static_cast<std::int64_t>(data_[pos_++]) % n;
+  return static_cast<std::int64_t>(rng_() % static_cast<std::uint64_t>(n));
+}
+
+namespace {
+std::vector<TracedTensor> traced(const std::vector<Value>& values) {
+  return std::vector<TracedTensor>(values.begin(), values.end());
+}
+}  // namespace
+
+std::string RandomProgram::describe() const {
+  std::ostringstream os;
+  os << GraphCompiler::lower(traced(outputs)).to_text();
+  return os.str();
+}
+
+namespace {
+
+// ---- the generator ------------------------------------------------------------------
+
+enum class Step {
+  unary, binary, divide, power, reduce, transpose, reverse, reshape, slice, broadcast, pad,
+  concatenate, dynamic_slice, dynamic_update_slice, dot, convert, select, clamp, complex_parts,
+  rounding, special
+};
+
+struct Generator {
+  Choices& c;
+  RandomProgram& p;
+  std::vector<Value> pool;
+
+  bool differentiable() const { return p.kind == ProgramKind::differentiable; }
+  bool integer() const { return p.kind == ProgramKind::integer; }
+
+  Value apply(OpKind k, SymAttrs a, std::vector<Value> in) { return graph::apply(k, std::move(a), std::move(in)); }
+  Value keep(Value v) {
+    pool.push_back(v);
+    return v;
+  }
+
+  // A recent value more often than an old one: chains get deep.
+  Value pick() {
+    auto n = static_cast<std::int64_t>(pool.size());
+    if (c.chance(60)) return pool[static_cast<std::size_t>(n - 1 - c.below(std::min<std::int64_t>(n, 3)))];
+    return pool[static_cast<std::size_t>(c.below(n))];
+  }
+
+  Value scalar(double v, DType d) { return graph::constant(Tensor::full({}, Scalar(v), d)); }
+  Value filled_like(const Value& like, double v) {
+    BasicBroadcastInDimAttrs<Dim> a{like.shape(), {}};
+    return apply(OpKind::broadcast_in_dim, a, {scalar(v, like.dtype())});
+  }
+
+  // A smooth, bounded function of a float value: the partner of binary ops
+  // when the pool has none of the same shape.
+  Value bounded(const Value& a) {
+    if (is_complex(a.dtype())) return apply(OpKind::sin, NoAttrs{}, {squashed(a)});
+    if (is_integer(a.dtype())) return apply(OpKind::negate, NoAttrs{}, {a});
+    return apply(OpKind::tanh, NoAttrs{}, {a});
+  }
+
+  // The argument of a periodic function or of a complex exp: an input as it
+  // is (in [-1, 1)), a computed value brought into the unit disc first.
+  // sin, cos and exp of a large computed value would amplify its rounding
+  // error (condition number |x|) beyond any fixed tolerance.
+  Value squashed(const Value& a) {
+    if (is_input(a)) return is_complex(a.dtype()) ? apply(OpKind::multiply, NoAttrs{}, {a, filled_like(a, 0.25)}) : a;
+    if (!is_complex(a.dtype())) return apply(OpKind::tanh, NoAttrs{}, {a});
+    Value r = apply(OpKind::abs, NoAttrs{}, {a});  // a / (1 + |a|)
+    Value q = apply(OpKind::add, NoAttrs{}, {filled_like(r, 1.0), r});
+    Value z = apply(OpKind::complex, NoAttrs{}, {q, filled_like(q, 0.0)});
+    return apply(OpKind::divide, NoAttrs{}, {a, z});
+  }
+
+  // A value of a's dtype and shape from the pool, or one derived from a.
+  Value partner(const Value& a) {
+    std::vector<Value> same;
+    for (const Value& v : pool)
+      if (v.dtype() == a.dtype() && v.shape() == a.shape()) same.push_back(v);
+    if (!same.empty() && c.chance(75)) return same[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(same.size())))];
+    return bounded(a);
+  }
+
+  // An extent for a new axis: a constant or a symbol from `symbols` (for a
+  // value, only symbols of its own extents: those of the other inputs may be
+  // bound by no input of the final program).
+  Dim new_extent(const std::vector<std::string>& symbols) {
+    if (!symbols.empty() && c.chance(30))
+      return Dim(symbols[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(symbols.size())))]);
+    return Dim(1 + c.below(3));
+  }
+  static std::vector<std::string> symbols_of(const SymShape& shape) {
+    std::vector<std::string> out;
+    for (const Dim& e : shape)
+      if (e.is_symbol() && std::find(out.begin(), out.end(), e.symbol()) == out.end()) out.push_back(e.symbol());
+    return out;
+  }
+
+  DimVec random_axes(std::int64_t rank, int percent) {
+    DimVec axes;
+    for (std::int64_t i = 0; i < rank; ++i)
+      if (c.chance(percent)) axes.push_back(i);
+    return axes;
+  }
+
+  DimVec permutation(std::int64_t rank) {
+    DimVec perm(static_cast<std::size_t>(rank));
+    std::iota(perm.begin(), perm.end(), 0);
+    for (std::int64_t i = rank - 1; i > 0; --i) std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(c.below(i + 1))]);
+    return perm;
+  }
+
+  bool is_input(const Value& v) const {
+    return std::find(p.inputs.begin(), p.inputs.end(), v) != p.inputs.end();
+  }
+
+  std::vector<Step> allowed(const Value& a) const {
+    DType d = a.dtype();
+    bool real_float = d == DType::f32 || d == DType::f64;
+    std::vector<Step> s = {Step::unary, Step::binary, Step::reduce, Step::transpose, Step::reverse,
+                           Step::reshape, Step::slice, Step::broadcast, Step::pad, Step::concatenate,
+                           Step::dynamic_slice, Step::dynamic_update_slice, Step::dot, Step::power};
+    if (d == DType::bool_) return {Step::transpose, Step::reverse, Step::reshape, Step::slice, Step::broadcast,
+                                   Step::concatenate, Step::convert};
+    if (is_float(d)) s.push_back(Step::divide);
+    if (!differentiable()) s.push_back(Step::convert);
+    if (!differentiable() && !is_complex(d)) s.insert(s.end(), {Step::select, Step::clamp});
+    if (is_float(d) && !differentiable()) s.push_back(Step::complex_parts);
+    if (real_float && is_input(a) && !differentiable()) s.push_back(Step::rounding);
+    if (real_float) s.push_back(Step::special);
+    return s;
+  }
+
+  // One generated step on a value of the pool.
+  void step() {
+    Value a = pick();
+    std::vector<Step> steps = allowed(a);
+    Step s = steps[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(steps.size())))];
+    const SymShape& sh = a.shape();
+    const auto rank = static_cast<std::int64_t>(sh.size());
+    DType d = a.dtype();
+    switch (s) {
+      case Step::unary: {
+        if (is_integer(d)) {
+          keep(apply(c.chance(50) ? OpKind::negate : OpKind::abs, NoAttrs{}, {a}));
+        } else if (is_complex(d)) {
+          static const OpKind k[] = {OpKind::negate, OpKind::conj, OpKind::exp, OpKind::sin, OpKind::cos};
+          OpKind op = k[c.below(5)];
+          keep(apply(op, NoAttrs{}, {op == OpKind::negate || op == OpKind::conj ? a : squashed(a)}));
+        } else {
+          switch (c.below(differentiable() ? 7 : 9)) {
+            case 0: keep(apply(OpKind::negate, NoAttrs{}, {a})); break;
+            case 1: keep(apply(OpKind::sin, NoAttrs{}, {squashed(a)})); break;
+            case 2: keep(apply(OpKind::cos, NoAttrs{}, {squashed(a)})); break;
+            case 3: keep(apply(OpKind::tanh, NoAttrs{}, {a})); break;
+            case 4: keep(apply(OpKind::exp, NoAttrs{}, {apply(OpKind::tanh, NoAttrs{}, {a})})); break;
+            case 5: keep(apply(OpKind::log1p, NoAttrs{}, {apply(OpKind::multiply, NoAttrs{}, {a, a})})); break;
+            case 6: {  // rsqrt(1 + a^2) and sqrt(1 + a^2)
+              Value q = apply(OpKind::add, NoAttrs{}, {filled_like(a, 1.0), apply(OpKind::multiply, NoAttrs{}, {a, a})});
+              keep(apply(c.chance(50) ? OpKind::sqrt : OpKind::rsqrt, NoAttrs{}, {q}));
+              break;
+            }
+            case 7: keep(apply(OpKind::abs, NoAttrs{}, {a})); break;
+            default: keep(apply(is_input(a) ? OpKind::sign : OpKind::abs, NoAttrs{}, {a})); break;  // sign: exact values only
+          }
+        }
+        break;
+      }
+      case Step::binary: {
+        Value b = partner(a);
+        std::vector<OpKind> k = {OpKind::add, OpKind::subtract, OpKind::multiply};
+        if (!differentiable() && !is_complex(d)) k.insert(k.end(), {OpKind::maximum, OpKind::minimum});
+        if (is_integer(d)) k.push_back(OpKind::divide);  // x / 0 = -1 (Note [Integer arithmetic])
+        OpKind op = k[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(k.size())))];
+        keep(c.chance(50) ? apply(op, NoAttrs{}, {a, b}) : apply(op, NoAttrs{}, {b, a}));
+        break;
+      }
+      case Step::divide: {  // a / q with |q| >= 1
+        Value b = partner(a);
+        Value q;
+        if (is_complex(d)) {
+          Value re = apply(OpKind::tanh, NoAttrs{}, {apply(OpKind::real, NoAttrs{}, {b})});
+          Value im = apply(OpKind::tanh, NoAttrs{}, {apply(OpKind::imag, NoAttrs{}, {b})});
+          re = apply(OpKind::add, NoAttrs{}, {re, filled_like(re, 2.0)});
+          q = apply(OpKind::complex, NoAttrs{}, {re, im});
+        } else {
+          q = apply(OpKind::add, NoAttrs{}, {filled_like(a, 2.0), apply(OpKind::tanh, NoAttrs{}, {b})});
+        }
+        keep(apply(OpKind::divide, NoAttrs{}, {a, q}));
+        break;
+      }
+      case Step::power:
+        keep(apply(OpKind::power, NoAttrs{}, {a, filled_like(a, is_integer(d) ? 3.0 : 2.0)}));
+        break;
+      case Step::reduce: {
+        std::vector<OpKind> k = {OpKind::reduce_sum, OpKind::reduce_prod};
+        if (!differentiable() && !is_complex(d)) k.insert(k.end(), {OpKind::reduce_max, OpKind::reduce_min});
+        OpKind op = k[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(k.size())))];
+        keep(apply(op, AxesAttrs{random_axes(rank, 50)}, {a}));
+        break;
+      }
+      case Step::transpose:
+        keep(apply(OpKind::transpose, PermutationAttrs{permutation(rank)}, {a}));
+        break;
+      case Step::reverse:
+        keep(apply(OpKind::reverse, AxesAttrs{random_axes(rank, 50)}, {a}));
+        break;
+      case Step::reshape: {
+        SymShape to = sh;
+        std::int64_t mode = c.below(3);
+        if (mode == 0 && rank >= 2) {  // merge two adjacent axes
+          auto i = static_cast<std::size_t>(c.below(rank - 1));
+          to[i] = to[i] * to[i + 1];
+          to.erase(to.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        } else if (mode == 1 && rank >= 1) {  // split a constant axis, or drop an extent-1 one
+          auto i = static_cast<std::size_t>(c.below(rank));
+          if (auto e = to[i].try_value()) {
+            if (*e == 1 && c.chance(50)) {
+              to.erase(to.begin() + static_cast<std::ptrdiff_t>(i));
+            } else {
+              std::int64_t f = *e % 2 == 0 && c.chance(60) ? 2 : 1;
+              to[i] = Dim(*e / f);
+              to.insert(to.begin() + static_cast<std::ptrdiff_t>(i), Dim(f));
+            }
+          }
+        } else if (rank < 4) {  // a new extent-1 axis
+          to.insert(to.begin() + static_cast<std::ptrdiff_t>(c.below(rank + 1)), Dim(1));
+        }
+        keep(apply(OpKind::reshape, BasicReshapeAttrs<Dim>{to}, {a}));
+        break;
+      }
+      case Step::slice: {
+        BasicSliceAttrs<Dim> at;
+        for (const Dim& e : sh) {
+          if (auto v = e.try_value()) {
+            std::int64_t start = c.below(*v + 1);
+            at.start_indices.push_back(Dim(start));
+            at.limit_indices.push_back(Dim(start + c.below(*v - start + 1)));
+            at.strides.push_back(1 + c.below(3));
+          } else {
+            at.start_indices.push_back(Dim(0));
+            at.limit_indices.push_back(e);
+            at.strides.push_back(1);
+          }
+        }
+        keep(apply(OpKind::slice, at, {a}));
+        break;
+      }
+      case Step::broadcast: {
+        if (rank >= 4) return;
+        auto at = static_cast<std::size_t>(c.below(rank + 1));
+        SymShape to = sh;
+        to.insert(to.begin() + static_cast<std::ptrdiff_t>(at), new_extent(symbols_of(sh)));
+        DimVec dims;
+        for (std::int64_t i = 0; i < rank; ++i) dims.push_back(i < static_cast<std::int64_t>(at) ? i : i + 1);
+        // An operand axis of extent 1 may also stretch.
+        for (std::int64_t i = 0; i < rank; ++i)
+          if (sh[static_cast<std::size_t>(i)] == Dim(1) && c.chance(50)) to[static_cast<std::size_t>(dims[static_cast<std::size_t>(i)])] = new_extent(symbols_of(sh));
+        keep(apply(OpKind::broadcast_in_dim, BasicBroadcastInDimAttrs<Dim>{to, dims}, {a}));
+        break;
+      }
+      case Step::pad: {
+        BasicPadAttrs<Dim> at;
+        for (const Dim& e : sh) {
+          if (auto v = e.try_value()) {
+            std::int64_t interior = differentiable() || *v == 0 ? 0 : c.below(2);
+            std::int64_t full = *v + interior * (*v - 1);
+            std::int64_t low = c.below(4) - 1, high = c.below(4) - 1;
+            if (full + low + high < 0) low = high = 0;
+            at.edge_padding_low.push_back(Dim(low));
+            at.edge_padding_high.push_back(Dim(high));
+            at.interior_padding.push_back(interior);
+          } else {
+            at.edge_padding_low.push_back(Dim(c.below(3)));
+            at.edge_padding_high.push_back(Dim(c.below(3)));
+            at.interior_padding.push_back(0);
+          }
+        }
+        keep(apply(OpKind::pad, at, {a, scalar(differentiable() ? 0.0 : 0.5, d)}));
+        break;
+      }
+      case Step::concatenate: {
+        if (rank == 0) return;
+        std::int64_t axis = c.below(rank);
+        std::vector<Value> parts = {a};
+        for (const Value& v : pool) {
+          if (v.dtype() != d || v.ndim() != rank || parts.size() >= 3) continue;
+          bool fits = true;
+          for (std::int64_t i = 0; i < rank; ++i)
+            if (i != axis && !(v.shape()[static_cast<std::size_t>(i)] == sh[static_cast<std::size_t>(i)])) fits = false;
+          if (fits && !(v == a) && c.chance(50)) parts.push_back(v);
+        }
+        if (parts.size() == 1) parts.push_back(d == DType::bool_ ? a : bounded(a));
+        keep(apply(OpKind::concatenate, ConcatenateAttrs{axis}, parts));
+        break;
+      }
+      case Step::dynamic_slice:
+      case Step::dynamic_update_slice: {
+        BasicDynamicSliceAttrs<Dim> at;
+        std::vector<std::int64_t> starts;
+        for (const Dim& e : sh) {
+          auto v = e.try_value();
+          at.slice_sizes.push_back(v ? Dim(c.below(*v + 1)) : e);
+          starts.push_back(c.below(6) - 1);  // clamped into range by the op
+        }
+        DType index = c.chance(50) ? DType::i64 : DType::i32;
+        Value st = graph::constant(tensor_from_ints({rank}, index, starts));
+        Value piece = apply(OpKind::dynamic_slice, at, {s == Step::dynamic_slice ? a : partner(a), st});
+        if (s == Step::dynamic_slice) {
+          keep(piece);
+        } else {
+          std::vector<std::int64_t> starts2;
+          for (std::int64_t i = 0; i < rank; ++i) starts2.push_back(c.below(6) - 1);
+          Value st2 = graph::constant(tensor_from_ints({rank}, index, starts2));
+          keep(apply(OpKind::dynamic_update_slice, NoAttrs{}, {a, piece, st2}));
+        }
+        break;
+      }
+      case Step::dot: {
+        Value b = a;
+        std::vector<Value> same;
+        for (const Value& v : pool)
+          if (v.dtype() == d) same.push_back(v);
+        if (c.chance(70)) b = same[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(same.size())))];
+        DotGeneralAttrs at;
+        std::vector<bool> used_a(static_cast<std::size_t>(rank)), used_b(static_cast<std::size_t>(b.ndim()));
+        DimVec order_a = permutation(rank);
+        for (std::int64_t i : order_a)
+          for (std::int64_t j = 0; j < b.ndim(); ++j) {
+            if (used_a[static_cast<std::size_t>(i)] || used_b[static_cast<std::size_t>(j)]) continue;
+            if (!(sh[static_cast<std::size_t>(i)] == b.shape()[static_cast<std::size_t>(j)])) continue;
+            std::int64_t r = c.below(100);
+            if (r < 25) {
+              at.lhs_batching_dimensions.push_back(i);
+              at.rhs_batching_dimensions.push_back(j);
+            } else if (r < 65) {
+              at.lhs_contracting_dimensions.push_back(i);
+              at.rhs_contracting_dimensions.push_back(j);
+            } else {
+              continue;
+            }
+            used_a[static_cast<std::size_t>(i)] = used_b[static_cast<std::size_t>(j)] = true;
+          }
+        std::int64_t nb = static_cast<std::int64_t>(at.lhs_batching_dimensions.size());
+        std::int64_t nc = static_cast<std::int64_t>(at.lhs_contracting_dimensions.size());
+        if (nb + (rank - nb - nc) + (b.ndim() - nb - nc) > 5) return;
+        keep(apply(OpKind::dot_general, at, {a, b}));
+        break;
+      }
+      case Step::convert: {
+        if (d == DType::bool_) {
+          keep(apply(OpKind::convert, ConvertAttrs{p.dtype}, {a}));
+        } else if (is_integer(d)) {  // through f64 (exact for these magnitudes) or the other width
+          DType via = c.chance(50) ? DType::f64 : (d == DType::i32 ? DType::i64 : DType::i32);
+          Value v = apply(OpKind::convert, ConvertAttrs{via}, {a});
+          keep(c.chance(50) ? v : apply(OpKind::convert, ConvertAttrs{d}, {v}));
+        } else {
+          static const DType fl[] = {DType::f32, DType::f64, DType::c64, DType::c128};
+          DType to = fl[c.below(4)];
+          if (is_complex(d) && !is_complex(to)) to = complex_dtype(to);  // complex -> real drops the imaginary part: keep it complex
+          Value v = apply(OpKind::convert, ConvertAttrs{to}, {a});
+          keep(c.chance(50) ? v : apply(OpKind::convert, ConvertAttrs{d}, {v}));
+        }
+        break;
+      }
+      case Step::select: {
+        // A comparison of computed floats is decided by their rounding: only
+        // exactly known values (inputs, integers) may give a mask or test
+        // equality; otherwise select(a < b, a, b) and the like, which are
+        // continuous where the comparison flips.
+        Value b = partner(a);
+        bool exact = integer() || (is_input(a) && is_input(b));
+        static const ComparisonDirection dirs[] = {ComparisonDirection::LT, ComparisonDirection::LE,
+                                                   ComparisonDirection::GT, ComparisonDirection::GE,
+                                                   ComparisonDirection::EQ, ComparisonDirection::NE};
+        Value m = apply(OpKind::compare, CompareAttrs{dirs[c.below(exact ? 6 : 4)]}, {a, b});
+        keep(exact && c.chance(30) ? m : apply(OpKind::select, NoAttrs{}, {m, a, b}));
+        break;
+      }
+      case Step::clamp:
+        keep(apply(OpKind::clamp, NoAttrs{}, {filled_like(a, -0.5), a, filled_like(a, is_integer(d) ? 2.0 : 0.5)}));
+        break;
+      case Step::complex_parts: {
+        if (is_complex(d)) {
+          keep(apply(c.chance(40) ? OpKind::real : c.chance(50) ? OpKind::imag : OpKind::abs, NoAttrs{}, {a}));
+        } else {
+          keep(apply(OpKind::complex, NoAttrs{}, {a, partner(a)}));
+        }
+        break;
+      }
+      case Step::rounding: {  // exact on the (exactly known) input values only
+        static const OpKind k[] = {OpKind::floor, OpKind::ceil, OpKind::round_nearest_even, OpKind::trunc,
+                                   OpKind::fmod, OpKind::remainder};
+        OpKind op = k[c.below(6)];
+        Value scaled = apply(OpKind::multiply, NoAttrs{}, {a, filled_like(a, 4.0)});  // exact: a power of two
+        if (op == OpKind::fmod || op == OpKind::remainder)
+          keep(apply(op, NoAttrs{}, {scaled, filled_like(a, c.chance(50) ? 0.75 : -1.5)}));
+        else
+          keep(apply(op, NoAttrs{}, {scaled}));
+        break;
+      }
+      case Step::special: {
+        std::vector<OpKind> k = {OpKind::erf, OpKind::ndtr, OpKind::erfc};
+        if (!differentiable()) k.insert(k.end(), {OpKind::i0e, OpKind::i1e});
+        OpKind op = k[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(k.size())))];
+        keep(apply(op, NoAttrs{}, {a}));
+        break;
+      }
+    }
+  }
+};
+
+// ---- running and comparing -----------------------------------------------------------
+
+Tensor random_input(const SymShape& shape, DType dtype, const DimBindings& env, Choices& c) {
+  Tensor t = random_tensor(evaluate_shape(shape, env), dtype, c.seed());
+  return with_random_layout(t, c.seed());
+}
+
+// The unoptimised program evaluated by the naive reference, one slot at a time.
+std::vector<Tensor> reference_run(const Program& raw, const std::vector<Tensor>& inputs, const DimBindings& env,
+                                  std::vector<Tensor>* all_slots) {
+  std::vector<Tensor> slot(static_cast<std::size_t>(raw.num_slots()));
+  for (std::size_t i = 0; i < raw.inputs.size(); ++i) slot[static_cast<std::size_t>(raw.inputs[i].slot)] = inputs[i];
+  for (const auto& [s, v] : raw.constants) slot[static_cast<std::size_t>(s)] = v;
+  for (const Instruction& ins : raw.code) {
+    if (ins.kind != Instruction::Kind::primitive)
+      throw std::logic_error("reference_run: non-primitive instruction " + ins.name());
+    std::vector<Tensor> in;
+    for (int s : ins.inputs) in.push_back(slot[static_cast<std::size_t>(s)]);
+    slot[static_cast<std::size_t>(ins.outputs[0])] = reference_eval(ins.op, evaluate_attrs(ins.attrs, env), in);
+  }
+  std::vector<Tensor> out;
+  for (int s : raw.outputs) out.push_back(slot[static_cast<std::size_t>(s)]);
+  if (all_slots) *all_slots = std::move(slot);
+  return out;
+}
+
+// |got - ref| <= tol elementwise for floats (non-finite values equal), exact otherwise.
+std::string compare_to_reference(const Tensor& got, const Tensor& ref, double tol) {
+  std::ostringstream os;
+  if (got.dtype() != ref.dtype() || got.shape() != ref.shape()) {
+    os << "dtype/shape " << dtype_name(got.dtype()) << got.shape() << " vs reference " << dtype_name(ref.dtype())
+       << ref.shape();
+    return os.str();
+  }
+  for (const DimVec& idx : all_indices(got.shape())) {
+    bool bad;
+    if (is_float(got.dtype())) {
+      std::complex<double> g = value_at(got, idx), r = value_at(ref, idx);
+      auto fin = [](std::complex<double> z) { return std::isfinite(z.real()) && std::isfinite(z.imag()); };
+      if (!fin(r) || !fin(g)) {
+        auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+        bad = !(same(g.real(), r.real()) && same(g.imag(), r.imag()));
+      } else {
+        bad = std::abs(g - r) > tol;
+      }
+      if (bad) os << "at " << idx << ": " << g << " vs reference " << r << " (tolerance " << tol << ")";
+    } else {
+      bad = int_value_at(got, idx) != int_value_at(ref, idx);
+      if (bad) os << "at " << idx << ": " << int_value_at(got, idx) << " vs reference " << int_value_at(ref, idx);
+    }
+    if (bad) return os.str();
+  }
+  return "";
+}
+
+// The error the kernels may accumulate against the per-op-rounded reference:
+// a few ulps of the coarsest float dtype in the program, per instruction and
+// per summed term, relative to the largest finite magnitude of any slot.
+double program_tolerance(const Program& raw, const std::vector<Tensor>& slots) {
+  double eps = 0, magnitude = 0, terms = 1;
+  for (const Tensor& t : slots) {
+    if (!t.defined() || !is_float(t.dtype())) continue;
+    eps = std::max(eps, dtype_eps(t.dtype()));
+    terms = std::max(terms, static_cast<double>(t.numel()));
+    for (const DimVec& idx : all_indices(t.shape())) {
+      double m = std::abs(value_at(t, idx));
+      if (std::isfinite(m)) magnitude = std::max(magnitude, m);
+    }
+  }
+  return 16 * eps * static_cast<double>(raw.code.size() + 1) * terms * (magnitude + 1);
+}
+
+std::string bindings_text(const DimBindings& env) {
+  std::ostringstream os;
+  for (const auto& [k, v] : env) os << k << "=" << v << " ";
+  return os.str();
+}
+
+DimBindings random_bindings(const std::vector<std::string>& symbols, Choices& c) {
+  static const std::int64_t sizes[] = {0, 1, 2, 3, 5};
+  DimBindings env;
+  for (const auto& s : symbols) env[s] = sizes[c.below(5)];
+  return env;
+}
+
+// One program compiled three ways, and the unoptimised one for the reference.
+// Note [Transpose folding and summation order]: every pass but transpose
+// folding is bit-for-bit (tenferro/runtime/compiler.hpp); a folded transpose
+// lets dot_general read the operand in its own layout, and the GEMM mapping
+// then may sum the contracting terms in another order, so `all` is held to
+// the reference's tolerance and `exact` (every other pass) to `none` bit for bit.
+struct Compiled {
+  Program raw, all, exact, none;
+};
+
+const CompileOptions kNoPass{false, false, false, false, false, false, false};
+
+Compiled compile_all_ways(const std::vector<Value>& outputs, const std::function<void(Program&)>& tamper) {
+  CompileOptions exact;
+  exact.transpose_folding = false;
+  Compiled c{GraphCompiler::lower(traced(outputs)), GraphCompiler().compile(traced(outputs)),
+             GraphCompiler(exact).compile(traced(outputs)), GraphCompiler(kNoPass).compile(traced(outputs))};
+  if (tamper) {
+    tamper(c.none);
+    c.none.renew_identity();
+  }
+  return c;
+}
+
+// Runs the three compiled programs and the reference on the same inputs;
+// "" or a failure message. `outputs` receives the result of `all`.
+std::string run_and_compare(const Compiled& prog, const Runtime& runtime, const std::vector<std::string>& names,
+                            const std::vector<Tensor>& inputs, const DimBindings& env, std::vector<Tensor>* outputs,
+                            CheckStats* stats) {
+  std::vector<std::pair<std::string, Tensor>> named;
+  for (std::size_t i = 0; i < names.size(); ++i) named.emplace_back(names[i], inputs[i]);
+  std::vector<Tensor> res[3];
+  const Program* progs[3] = {&prog.all, &prog.exact, &prog.none};
+  const char* what[3] = {"all passes", "all passes but transpose folding", "no pass"};
+  for (int k = 0; k < 3; ++k) {
+    try {
+      res[k] = runtime.run_compiled(*progs[k], RunInputs(named));
+    } catch (const Error& e) {
+      return std::string(what[k]) + ": " + e.what();
+    }
+  }
+  if (stats) stats->runs += 3;
+  for (int k = 1; k < 3; ++k)
+    if (res[k].size() != res[0].size()) return "output counts differ between pass settings";
+  for (std::size_t i = 0; i < res[1].size(); ++i) {
+    auto eq = tensors_equal(res[1][i], res[2][i]);
+    if (!eq) return "output " + std::to_string(i) + " differs between " + what[1] + " and " + what[2] + ": " + eq.message();
+  }
+  std::vector<Tensor> slots;
+  std::vector<Tensor> ref = reference_run(prog.raw, inputs, env, &slots);
+  double tol = program_tolerance(prog.raw, slots);
+  for (int k : {0, 2})
+    for (std::size_t i = 0; i < res[k].size(); ++i) {
+      std::string diff = compare_to_reference(res[k][i], ref[i], tol);
+      if (!diff.empty()) return std::string(what[k]) + ": output " + std::to_string(i) + " " + diff;
+    }
+  if (outputs) *outputs = std::move(res[0]);
+  return "";
+}
+
+
+std::vector<std::string> input_names(const Program& raw) {
+  std::vector<std::string> names;
+  for (const auto& in : raw.inputs) names.push_back(in.name);
+  return names;
+}
+
+std::string failure(const std::string& what, const RandomProgram& p, const DimBindings& env) {
+  return what + "\n  bindings: " + bindings_text(env) + "\n  program:\n" + p.describe();
+}
+
+// sum_i Re <a_i, b_i> over matching tensors (real f64 here).
+double inner(const std::vector<Tensor>& a, const std::vector<Tensor>& b, double* scale) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (const DimVec& idx : all_indices(a[i].shape())) {
+      double x = value_at(a[i], idx).real(), y = value_at(b[i], idx).real();
+      s += x * y;
+      if (scale) *scale += std::abs(x * y);
+    }
+  return s;
+}
+
+std::string graph_input_name(const Value& v) { return v.node->name; }
+
+Tensor axpy(const Tensor& x, double h, const Tensor& t) {
+  std::vector<std::complex<double>> v;
+  for (const DimVec& idx : all_indices(x.shape())) v.push_back(value_at(x, idx) + h * value_at(t, idx));
+  return tensor_from_values(x.shape(), x.dtype(), v);
+}
+
+}  // namespace
+
+RandomProgram generate_program(Choices& c, ProgramKind kind, int max_ops) {
+  RandomProgram p;
+  p.kind = kind;
+  switch (kind) {
+    case ProgramKind::floating: {
+      static const DType d[] = {DType::f32, DType::f64, DType::c64, DType::c128};
+      p.dtype = d[c.below(4)];
+      break;
+    }
+    case ProgramKind::integer: p.dtype = c.chance(50) ? DType::i32 : DType::i64; break;
+    case ProgramKind::differentiable: p.dtype = DType::f64; break;
+  }
+  static const char* kSymbols[] = {"n", "m"};
+  std::int64_t num_symbols = c.below(3);
+  for (std::int64_t i = 0; i < num_symbols; ++i) p.symbols.push_back(kSymbols[i]);
+  Generator g{c, p, {}};
+  std::int64_t num_inputs = 1 + c.below(3);
+  std::vector<std::string> used;
+  for (std::int64_t i = 0; i < num_inputs; ++i) {
+    SymShape shape;
+    std::int64_t rank = c.below(4);
+    for (std::int64_t k = 0; k < rank; ++k) shape.push_back(g.new_extent(p.symbols));
+    // Inputs that share a shape make binary ops and contractions common.
+    if (i > 0 && c.chance(40)) shape = p.inputs[0].shape();
+    for (const Dim& e : shape)
+      for (const auto& s : e.symbols())
+        if (std::find(used.begin(), used.end(), s) == used.end()) used.push_back(s);
+    p.inputs.push_back(graph::input("x" + std::to_string(i), p.dtype, shape));
+    g.pool.push_back(p.inputs.back());
+  }
+  p.symbols = used;  // only symbols some input binds (the others would be unbound extents)
+  std::int64_t steps = 1 + c.below(max_ops);
+  for (std::int64_t i = 0; i < steps; ++i) g.step();
+  p.outputs.push_back(g.pool.back());
+  if (c.chance(40)) p.outputs.push_back(g.pool[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(g.pool.size())))]);
+  if (kind == ProgramKind::differentiable)  // outputs of the program's own dtype (bool/integer values have no tangent)
+    std::erase_if(p.outputs, [&](const Value& v) { return v.dtype() != p.dtype; });
+  if (p.outputs.empty()) p.outputs.push_back(p.inputs[0]);
+  return p;
+}
+
+std::string check_program(const RandomProgram& p, const Runtime& runtime, Choices& c, CheckStats* stats,
+                          const std::function<void(Program&)>& tamper) {
+  Compiled prog = compile_all_ways(p.outputs, tamper);
+  const Program& raw = prog.raw;
+  if (stats) {
+    ++stats->programs;
+    stats->instructions += static_cast<long>(raw.code.size());
+  }
+  std::vector<std::string> names = input_names(raw);
+  // Twice, with new extents: one compiled program serves every binding.
+  for (int run = 0; run < 2; ++run) {
+    DimBindings env = random_bindings(p.symbols, c);
+    std::vector<Tensor> inputs;
+    for (const auto& in : raw.inputs) inputs.push_back(random_input(in.meta.shape, in.meta.dtype, env, c));
+    std::string f = run_and_compare(prog, runtime, names, inputs, env, nullptr, stats);
+    if (!f.empty()) return failure(f, p, env);
+  }
+  return "";
+}
+
+std::string check_derivatives(const RandomProgram& p, const Runtime& runtime, Choices& c, CheckStats* stats) {
+  // Only the inputs the outputs depend on: a gradient with respect to another
+  // would have extents that no input of the program binds.
+  Program primal = GraphCompiler().compile(traced(p.outputs));
+  std::vector<Value> wrt, tangents, cotangents;
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    std::string name = "x" + std::to_string(i);
+    bool used = std::any_of(primal.inputs.begin(), primal.inputs.end(), [&](const ProgramInput& in) { return in.name == name; });
+    if (!used) continue;
+    wrt.push_back(p.inputs[i]);
+    tangents.push_back(graph::input("t" + std::to_string(i), p.dtype, p.inputs[i].shape()));
+  }
+  // Cotangents: a program input cannot have an extent like n + 3, so each is
+  // a function of its output, tanh(2.5 y + 0.5) (well conditioned for any y),
+  // returned for the dot test.
+  for (const Value& y : p.outputs) {
+    auto fill = [&](double v) {
+      return graph::apply(OpKind::broadcast_in_dim, BasicBroadcastInDimAttrs<Dim>{y.shape(), {}},
+                          {graph::constant(Tensor::full({}, Scalar(v), y.dtype()))});
+    };
+    Value z = graph::apply(OpKind::add, NoAttrs{}, {graph::apply(OpKind::multiply, NoAttrs{}, {y, fill(2.5)}), fill(0.5)});
+    cotangents.push_back(graph::apply(OpKind::tanh, NoAttrs{}, {z}));
+  }
+  std::vector<Value> jt = ad::jvp(p.outputs, wrt, tangents);
+  std::vector<Value> g = ad::vjp(p.outputs, cotangents, wrt);
+
+  // The derivative program: primal outputs, J t, J^T u.
+  std::vector<Value> outs = p.outputs;
+  outs.insert(outs.end(), jt.begin(), jt.end());
+  outs.insert(outs.end(), g.begin(), g.end());
+  outs.insert(outs.end(), cotangents.begin(), cotangents.end());
+  Compiled prog = compile_all_ways(outs, {});
+  const Program& raw = prog.raw;
+  if (stats) {
+    ++stats->derivative_checks;
+    stats->instructions += static_cast<long>(raw.code.size());
+  }
+  std::vector<std::string> names = input_names(raw);
+  RandomProgram whole = p;
+  whole.outputs = outs;
+
+  DimBindings env = random_bindings(p.symbols, c);
+  std::vector<Tensor> inputs;
+  for (const auto& in : raw.inputs) inputs.push_back(random_input(in.meta.shape, in.meta.dtype, env, c));
+  std::vector<Tensor> got;
+  std::string f = run_and_compare(prog, runtime, names, inputs, env, &got, stats);
+  if (!f.empty()) return failure("derivative program: " + f, whole, env);
+
+  // Split inputs and results by role.
+  std::size_t nx = wrt.size(), ny = p.outputs.size();
+  std::vector<Tensor> y(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(ny));
+  std::vector<Tensor> jv(got.begin() + static_cast<std::ptrdiff_t>(ny), got.begin() + static_cast<std::ptrdiff_t>(2 * ny));
+  std::vector<Tensor> gv(got.begin() + static_cast<std::ptrdiff_t>(2 * ny),
+                         got.begin() + static_cast<std::ptrdiff_t>(2 * ny + wrt.size()));
+  std::vector<Tensor> us(got.begin() + static_cast<std::ptrdiff_t>(2 * ny + wrt.size()), got.end());
+  if (gv.size() != nx) return failure("vjp returned " + std::to_string(gv.size()) + " cotangents", whole, env);
+
+  // Inputs by name, so that x, t and g line up (the program orders inputs by first use).
+  auto by_name = [&](char role, std::size_t i) -> Tensor {
+    std::string want = role + std::to_string(i);
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (names[k] == want) return inputs[k];
+    return Tensor();
+  };
+  double scale = 0;
+  std::vector<Tensor> gs, ts;
+  for (std::size_t i = 0; i < nx; ++i) {
+    // A tangent the JVP does not read (its input's derivative is structurally zero) is not an input.
+    std::string tname = graph_input_name(tangents[i]);
+    Tensor ti = by_name('t', static_cast<std::size_t>(std::stoi(tname.substr(1))));
+    if (!ti.defined()) ti = Tensor::zeros(gv[i].shape(), gv[i].dtype());
+    ts.push_back(ti);
+    gs.push_back(gv[i]);
+  }
+  double lhs = inner(us, jv, &scale), rhs = inner(gs, ts, &scale);
+  if (std::abs(lhs - rhs) > 1e-10 * (scale + 1)) {
+    std::ostringstream os;
+    os << "dot-product test: <u, J t> = " << lhs << " but <J^T u, t> = " << rhs;
+    return failure(os.str(), whole, env);
+  }
+
+  // Central differences of the primal along t.
+  const double h = 1e-6;
+  std::vector<std::pair<std::string, Tensor>> plus, minus;
+  for (const auto& in : primal.inputs) {
+    std::size_t i = static_cast<std::size_t>(std::stoi(in.name.substr(1)));
+    Tensor xi = by_name('x', i), ti = by_name('t', i);
+    if (!ti.defined()) ti = Tensor::zeros(xi.shape(), xi.dtype());
+    plus.emplace_back(in.name, axpy(xi, h, ti));
+    minus.emplace_back(in.name, axpy(xi, -h, ti));
+  }
+  std::vector<Tensor> yp = runtime.run_compiled(primal, RunInputs(plus));
+  std::vector<Tensor> ym = runtime.run_compiled(primal, RunInputs(minus));
+  if (stats) stats->runs += 2;
+  for (std::size_t k = 0; k < ny; ++k) {
+    double big = 1;
+    for (const DimVec& idx : all_indices(y[k].shape()))
+      big = std::max({big, std::abs(value_at(y[k], idx)), std::abs(value_at(jv[k], idx))});
+    for (const DimVec& idx : all_indices(y[k].shape())) {
+      std::complex<double> fd = (value_at(yp[k], idx) - value_at(ym[k], idx)) / (2 * h);
+      std::complex<double> an = value_at(jv[k], idx);
+      if (std::abs(fd - an) > 1e-6 * big) {
+        std::ostringstream os;
+        os << "finite differences: output " << k << " at " << idx << ": J t = " << an << ", central difference "
+           << fd;
+        return failure(os.str(), whole, env);
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace tenferro::testing
