@@ -158,8 +158,8 @@ LuFactorResult lu_factor(const Tensor& a, Backend& backend);
 /// products, so it is differentiable in a and tau (the handle overloads,
 /// tenferro/linalg/traced.hpp).
 /// ```cpp
-/// auto f = linalg::qr(a, cpu);                      // or LAPACK's geqrf output
-/// Tensor q = linalg::householder_product(reflectors, tau, cpu);
+/// // reflectors [m, n] and tau [k] as LAPACK's geqrf returns them
+/// Tensor q = linalg::householder_product(reflectors, tau, cpu);   // [m, n]
 /// ```
 Tensor householder_product(const Tensor& a, const Tensor& tau, Backend& backend);
 /// Cholesky factor of a Hermitian positive definite matrix: a = l l^H
