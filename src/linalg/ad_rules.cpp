@@ -373,10 +373,11 @@ std::vector<Value> qr_jvp(const QrMode& mode, std::span<const Value> in, std::sp
   const Value& a = in[0];
   const std::optional<bool> tall = known_tall(a);
   TF_CHECK(tall.has_value(), UnimplementedError, "linalg.qr", "derivative of QR of a ", a.shape(),
-           " matrix whose extents cannot be compared when the derivative is traced (use constant extents)");
-  TF_CHECK(!*tall || mode != QrMode::complete || known_equal(a.shape()[0], a.shape()[1]), UnimplementedError,
-           "linalg.qr", "derivative of QR of a ", a.shape(), " matrix with ", mode,
-           ": the complete q of a tall matrix is not unique (use the reduced factors)");
+           " matrix whose extents cannot be compared when the derivative is traced (use constant "
+           "extents)");
+  TF_CHECK(!*tall || mode != QrMode::complete || known_equal(a.shape()[0], a.shape()[1]),
+           UnimplementedError, "linalg.qr", "derivative of QR of a ", a.shape(), " matrix with ",
+           mode, ": the complete q of a tall matrix is not unique (use the reduced factors)");
   Value q = out[0], r = out[1];
   if (mode == QrMode::r) {
     auto f = qr(a);
@@ -469,8 +470,8 @@ NormTangent abs_sum_norm(const Value& x, const Value& dx, bool row_sums, bool la
   return {n, sum(mul(w, dg), {0})};
 }
 
-std::vector<Value> cond_jvp(const CondAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
-                            std::span<const Value> t) {
+std::vector<Value> cond_jvp(const CondAttrs& attrs, std::span<const Value> in,
+                            std::span<const Value> out, std::span<const Value> t) {
   if (!t[0].defined()) return none(1);
   const Value &a = in[0], &c = out[0], &da = t[0];
   const NormOrder& ord = attrs.ord;
@@ -528,7 +529,6 @@ std::vector<Value> pinv_jvp(const RankTolerance&, std::span<const Value> in, std
   return {add(add(term1, term2), term3)};
 }
 
-
 // ---- LU, lu_factor, lu_solve ------------------------------------------------------------------
 // Note [LU derivative]. p a = l u with l [m, k] unit lower trapezoidal and u [k, n]
 // upper trapezoidal, k = min(m, n); the pivots are locally constant. With
@@ -548,18 +548,20 @@ LuTangent lu_square_tangent(const Value& x, const Value& l, const Value& u) {
   return {matmul(l, band(f, -kNoLimit, -1)), matmul(band(f, 0, kNoLimit), u)};
 }
 
-LuTangent lu_tangent(const char* op, const Value& a, const Value& da, const Value& l, const Value& u,
-                     const Value& p) {
+LuTangent lu_tangent(const char* op, const Value& a, const Value& da, const Value& l,
+                     const Value& u, const Value& p) {
   const std::optional<bool> tall = known_tall(a);
   TF_CHECK(tall.has_value(), UnimplementedError, op, "derivative of the LU of a ", a.shape(),
-           " matrix whose extents cannot be compared when the derivative is traced (use constant extents)");
+           " matrix whose extents cannot be compared when the derivative is traced (use constant "
+           "extents)");
   const Dim &m = a.shape()[0], &n = a.shape()[1];
   Value x = matmul(p, da);
   if (known_equal(m, n)) return lu_square_tangent(x, l, u);
   if (*tall) {
     Value l1 = slice_axis(l, 0, Dim(0), n), l2 = slice_axis(l, 0, n, m);
     LuTangent s = lu_square_tangent(slice_axis(x, 0, Dim(0), n), l1, u);
-    Value dl2 = triangular_solve(u, sub(slice_axis(x, 0, n, m), matmul(l2, s.du)), {.lower = false, .left = false});
+    Value dl2 = triangular_solve(u, sub(slice_axis(x, 0, n, m), matmul(l2, s.du)),
+                                 {.lower = false, .left = false});
     return {concatenate({s.dl, dl2}, 0), s.du};
   }
   Value u1 = slice_axis(u, 1, Dim(0), m), u2 = slice_axis(u, 1, m, n);
@@ -574,13 +576,14 @@ std::vector<Value> lu_jvp(const LuOptions& attrs, std::span<const Value> in, std
   if (!t[0].defined()) return none(4);
   const Value& a = in[0];
   Value l = out[1], u = out[2], p = out[3];
-  if (!attrs.permutation_matrix) p = lu(a).p;  // the same factorization, with its permutation matrix
+  if (!attrs.permutation_matrix)
+    p = lu(a).p;  // the same factorization, with its permutation matrix
   LuTangent d = lu_tangent("linalg.lu", a, t[0], l, u, p);
   return {Value{}, d.dl, d.du, Value{}};
 }
 
-std::vector<Value> lu_factor_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value>,
-                                 std::span<const Value> t) {
+std::vector<Value> lu_factor_jvp(const NoFamilyAttrs&, std::span<const Value> in,
+                                 std::span<const Value>, std::span<const Value> t) {
   if (!t[0].defined()) return none(2);
   const Value& a = in[0];
   auto f = lu(a);
@@ -592,7 +595,8 @@ std::vector<Value> lu_factor_jvp(const NoFamilyAttrs&, std::span<const Value> in
     SymShape lo(static_cast<std::size_t>(x.ndim()), Dim(0)), hi = lo;
     hi[0] = rows;
     hi[1] = cols;
-    return pad(x, scalar(Scalar(0), x.dtype()), lo, hi, DimVec(static_cast<std::size_t>(x.ndim()), 0));
+    return pad(x, scalar(Scalar(0), x.dtype()), lo, hi,
+               DimVec(static_cast<std::size_t>(x.ndim()), 0));
   };
   Value dl = known_equal(k, n) ? d.dl : padded(d.dl, Dim(0), n - k);
   Value du = known_equal(k, m) ? d.du : padded(d.du, m - k, Dim(0));
@@ -606,8 +610,8 @@ std::vector<Value> lu_factor_jvp(const NoFamilyAttrs&, std::span<const Value> in
 //   transpose:  dx = -A^-T M^T P^T x,
 // written with lu_solve and triangular solves on the packed factor (each reads
 // one triangle), so the rule is differentiable again.
-std::vector<Value> lu_solve_jvp(const Transpose& trans, std::span<const Value> in, std::span<const Value> out,
-                                std::span<const Value> t) {
+std::vector<Value> lu_solve_jvp(const Transpose& trans, std::span<const Value> in,
+                                std::span<const Value> out, std::span<const Value> t) {
   if (!t[0].defined() && !t[2].defined()) return none(1);
   const Value &f = in[0], &piv = in[1], &x = out[0];
   Value dx;
@@ -618,7 +622,8 @@ std::vector<Value> lu_solve_jvp(const Transpose& trans, std::span<const Value> i
     Value dm = add(matmul(band(t[0], -kNoLimit, -1), u), matmul(l, band(t[0], 0, kNoLimit)));
     Value term;
     if (trans == Transpose::none) {
-      Value z = triangular_solve(f, matmul(dm, x), {.lower = true, .left = true, .unit_diagonal = true});
+      Value z =
+          triangular_solve(f, matmul(dm, x), {.lower = true, .left = true, .unit_diagonal = true});
       term = triangular_solve(f, z, {.lower = false, .left = true});
     } else {
       Value ptx = matmul(l, matmul(u, lu_solve(f, piv, x, Transpose::none)));
@@ -656,14 +661,15 @@ Value as_matrix(const Value& v, bool vec) {
   return reshape(v, SymShape{v.shape()[0], Dim(1)});
 }
 
-std::vector<Value> lstsq_jvp(const LstsqOptions&, std::span<const Value> in, std::span<const Value> out,
-                             std::span<const Value> t) {
+std::vector<Value> lstsq_jvp(const LstsqOptions&, std::span<const Value> in,
+                             std::span<const Value> out, std::span<const Value> t) {
   if (!any_defined(t)) return none(4);
   const Value& a = in[0];
   const bool vec = in[1].ndim() == 1;
   const std::optional<bool> tall = known_tall(a);
   TF_CHECK(tall.has_value(), UnimplementedError, "linalg.lstsq", "derivative for a ", a.shape(),
-           " matrix whose extents cannot be compared when the derivative is traced (use constant extents)");
+           " matrix whose extents cannot be compared when the derivative is traced (use constant "
+           "extents)");
   Value b = as_matrix(in[1], vec), x = as_matrix(out[0], vec);
   Value db = t[1].defined() ? as_matrix(t[1], vec) : zeros_like(b);
   Value da = t[0].defined() ? t[0] : zeros_like(a);

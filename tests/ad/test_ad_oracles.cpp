@@ -247,7 +247,7 @@ struct Call {
   const json& args;    // op_args (array, maybe empty)
   const json& kwargs;  // op_kwargs (object, maybe empty)
   // lu_solve: the pivots tried for the record (tenferro's [n, batch...], 0-based),
-  // which the database does not store (lu_pivot_candidates).
+  // which the database does not store (replay_lu_solve).
   const Tensor* pivots = nullptr;
   bool has(const char* k) const { return kwargs.contains(k) && !kwargs.at(k).is_null(); }
   const json& kw(const char* k) const { return kwargs.at(k); }
@@ -528,30 +528,32 @@ void add_linalg(std::map<std::string, OpSpec>& t) {
   t["lu_factor"] = {luf, "linalg::lu_factor (packed lu)"};
   t["lu_factor_ex"] = {luf, "linalg::lu_factor (packed lu)"};
   // lu_solve(LU, pivots, B, adjoint, left): the records differentiate with respect to
-  // the packed factor and B; their pivots are not stored (replay_op tries each
-  // pivot vector LAPACK could have produced, lu_pivot_candidates).
-  t["lu_solve"] = {[](const std::vector<Value>& x, const Call& c) {
-                     if (c.pivots == nullptr) throw Unsupported("no pivots");
-                     const bool adjoint = kw_bool(c, "adjoint", false), left = kw_bool(c, "left", true);
-                     Value f = to_tf(x[0]), b = to_tf(x[1]), piv = graph::constant(*c.pivots);
-                     if (left)
-                       return one(from_tf(linalg::lu_solve(f, piv, b, adjoint ? linalg::Transpose::adjoint
-                                                                               : linalg::Transpose::none)));
-                     // x a = b: a^T x^T = b^T;  x a^H = b: conj(a) x^T = b^T.
-                     Value bt = mT(b, false);
-                     Value xt = adjoint ? vops::conj(linalg::lu_solve(f, piv, vops::conj(bt)))
-                                        : linalg::lu_solve(f, piv, bt, linalg::Transpose::transpose);
-                     return one(from_tf(mT(xt, false)));
-                   },
-                   "linalg::lu_solve (right: transposed), pivots of lu_factor's kind (see Conventions)"};
-  t["householder_product"] = {[](const std::vector<Value>& x, const Call&) {
-                                // tau [B..., k] -> [k, B...]
-                                const Value& tau = x[1];
-                                DimVec perm{tau.ndim() - 1};
-                                for (std::int64_t i = 0; i + 1 < tau.ndim(); ++i) perm.push_back(i);
-                                return one(from_tf(linalg::householder_product(to_tf(x[0]), vops::transpose(tau, perm))));
-                              },
-                              "linalg::householder_product"};
+  // the packed factor and B; their pivots are not stored (replay_lu_solve tries
+  // each pivot vector getrf could have produced).
+  t["lu_solve"] = {
+      [](const std::vector<Value>& x, const Call& c) {
+        if (c.pivots == nullptr) throw Unsupported("no pivots");
+        const bool adjoint = kw_bool(c, "adjoint", false), left = kw_bool(c, "left", true);
+        Value f = to_tf(x[0]), b = to_tf(x[1]), piv = graph::constant(*c.pivots);
+        if (left)
+          return one(from_tf(linalg::lu_solve(
+              f, piv, b, adjoint ? linalg::Transpose::adjoint : linalg::Transpose::none)));
+        // x a = b: a^T x^T = b^T;  x a^H = b: conj(a) x^T = b^T.
+        Value bt = mT(b, false);
+        Value xt = adjoint ? vops::conj(linalg::lu_solve(f, piv, vops::conj(bt)))
+                           : linalg::lu_solve(f, piv, bt, linalg::Transpose::transpose);
+        return one(from_tf(mT(xt, false)));
+      },
+      "linalg::lu_solve (right: transposed), pivots of lu_factor's kind (see Conventions)"};
+  t["householder_product"] = {
+      [](const std::vector<Value>& x, const Call&) {
+        // tau [B..., k] -> [k, B...]
+        const Value& tau = x[1];
+        DimVec perm{tau.ndim() - 1};
+        for (std::int64_t i = 0; i + 1 < tau.ndim(); ++i) perm.push_back(i);
+        return one(from_tf(linalg::householder_product(to_tf(x[0]), vops::transpose(tau, perm))));
+      },
+      "linalg::householder_product"};
   t["svdvals"] = {[](const std::vector<Value>& x, const Call&) { return one(vec_from_tf(linalg::svdvals(to_tf(x[0])))); },
                   "linalg::svdvals"};
   t["svd"] = {[](const std::vector<Value>&, const Call&) -> Outputs {
@@ -654,18 +656,21 @@ void add_linalg(std::map<std::string, OpSpec>& t) {
                         return one(rm_reshape(r, out));
                       },
                       "row-major reshape + linalg::solve"};
-  t["lstsq_grad_oriented"] = {[](const std::vector<Value>& x, const Call& c) {
-                                if (x[1].ndim() != x[0].ndim()) throw Unsupported("vector or broadcast rhs");
-                                auto r = linalg::lstsq(to_tf(x[0]), to_tf(x[1]));
-                                Value res = vec_from_tf(r.residuals);
-                                // PyTorch's residuals are [0] (unbatched) when they are empty,
-                                // and always empty with driver gelsy (it does not compute them).
-                                const bool gelsy = c.has("driver") && c.kw("driver").get<std::string>() == "gelsy";
-                                if (gelsy) res = graph::constant(Tensor::zeros({0}, real_dtype(x[0].dtype())));
-                                else if (ext(r.residuals, 0) == 0) res = vops::reshape(res, SymShape{Dim(0)});
-                                return Outputs{{"output_0", from_tf(r.solution)}, {"output_1", res}};
-                              },
-                              "linalg::lstsq: solution, residuals (any driver; none for gelsy, as PyTorch)"};
+  t["lstsq_grad_oriented"] = {
+      [](const std::vector<Value>& x, const Call& c) {
+        if (x[1].ndim() != x[0].ndim()) throw Unsupported("vector or broadcast rhs");
+        auto r = linalg::lstsq(to_tf(x[0]), to_tf(x[1]));
+        Value res = vec_from_tf(r.residuals);
+        // PyTorch's residuals are [0] (unbatched) when they are empty,
+        // and always empty with driver gelsy (it does not compute them).
+        const bool gelsy = c.has("driver") && c.kw("driver").get<std::string>() == "gelsy";
+        if (gelsy)
+          res = graph::constant(Tensor::zeros({0}, real_dtype(x[0].dtype())));
+        else if (ext(r.residuals, 0) == 0)
+          res = vops::reshape(res, SymShape{Dim(0)});
+        return Outputs{{"output_0", from_tf(r.solution)}, {"output_1", res}};
+      },
+      "linalg::lstsq: solution, residuals (any driver; none for gelsy, as PyTorch)"};
   t["matrix_power"].fn = [old = t["matrix_power"].fn](const std::vector<Value>& x, const Call& c) {
     std::int64_t n = c.args.at(0).get<std::int64_t>();
     if (n >= 0) return old(x, c);
@@ -1335,9 +1340,10 @@ std::string replay_success(const json& rec, const OpSpec& spec, const Call& call
 // batch, identity first) is tried, and the record passes when one of them
 // matches every JVP, VJP and HVP of the record. The pivots cannot be read off
 // LU: any row permutation P gives A = P L U whose partial-pivoting LU is this L, U.
-std::string replay_lu_solve(const json& rec, const OpSpec& spec, const Call& call, ProbeCounts* counts,
-                            int* permuted) {
-  const std::vector<std::int64_t> s = rec.at("inputs").at("a").at("shape").get<std::vector<std::int64_t>>();
+std::string replay_lu_solve(const json& rec, const OpSpec& spec, const Call& call,
+                            ProbeCounts* counts, int* permuted) {
+  const std::vector<std::int64_t> s =
+      rec.at("inputs").at("a").at("shape").get<std::vector<std::int64_t>>();
   const std::int64_t n = s.back();
   std::int64_t count = 1, per = 1, total = 1;
   Shape tf_shape{n};
@@ -1515,14 +1521,15 @@ TEST(AdOracleDatabase, LuSolvePivotSearchDetectsAWrongMapping) {
     const json& kw = rec.at("op_kwargs");
     const auto& as = rec.at("inputs").at("a").at("shape");
     const auto& bs = rec.at("inputs").at("b").at("shape");
-    if (rec.at("dtype") != "float64" || !kw.at("adjoint").get<bool>() || !kw.at("left").get<bool>() ||
-        as.back().get<std::int64_t>() != 3 || bs.back().get<std::int64_t>() == 0 ||
-        (as.size() == 3 && as[0].get<std::int64_t>() == 0))
+    if (rec.at("dtype") != "float64" || !kw.at("adjoint").get<bool>() ||
+        !kw.at("left").get<bool>() || as.back().get<std::int64_t>() != 3 ||
+        bs.back().get<std::int64_t>() == 0 || (as.size() == 3 && as[0].get<std::int64_t>() == 0))
       continue;
     ++checked;
     Call call{empty_array, kw};
     int permuted = 0;
-    EXPECT_FALSE(replay_lu_solve(rec, wrong, call, nullptr, &permuted).empty()) << rec.at("case_id");
+    EXPECT_FALSE(replay_lu_solve(rec, wrong, call, nullptr, &permuted).empty())
+        << rec.at("case_id");
     if (replay_lu_solve(rec, right, call, nullptr, &permuted).empty()) ++passed_right;
   }
   EXPECT_GE(checked, 8);
@@ -1617,7 +1624,8 @@ class CoverageWriter : public ::testing::Environment {
       << "```\n\n"
       << "The test runs in CI (ctest label `ad`, a few seconds); only writing this file needs the\n"
       << "environment variable. Mapped ops are replayed in every dtype of the database\n"
-      << "(f32, f64, c64, c128); a mismatch fails the op's test `Ops/AdOracle.MatchesPyTorch/<op>`\n"
+      << "(f32, f64, c64, c128); a mismatch fails the op's test "
+         "`Ops/AdOracle.MatchesPyTorch/<op>`\n"
       << "with the case_id and probe.\n\n"
       << "## What is compared\n\n"
       << "For every probe of a success record: tenferro's JVP along `direction` against\n"
@@ -1666,17 +1674,19 @@ class CoverageWriter : public ::testing::Environment {
       << "derivative rule for that case: listed, not failed); *known*: documented\n"
       << "convention differences (none at present); *skipped*: arguments the mapping does\n"
       << "not express, and expected-error records.\n\n"
-      << "Totals: " << stats().size() << " oracle ops, " << mapped << " mapped (" << mapped_rec << " of " << rec
-      << " records); " << rep << " records replayed, " << pass << " passed, " << fail << " failed, " << unimpl
-      << " without a tenferro derivative, " << known << " known differences; " << probes
-      << " probes compared (JVP and VJP), " << hvps << " of them with an HVP.\n\n"
+      << "Totals: " << stats().size() << " oracle ops, " << mapped << " mapped (" << mapped_rec
+      << " of " << rec << " records); " << rep << " records replayed, " << pass << " passed, "
+      << fail << " failed, " << unimpl << " without a tenferro derivative, " << known
+      << " known differences; " << probes << " probes compared (JVP and VJP), " << hvps
+      << " of them with an HVP.\n\n"
       << "| op | mapped as | records | replayed | passed | no deriv | known | skipped | notes |\n"
       << "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
     for (const auto& [op, s] : stats()) {
       std::string notes;
       for (const auto& r : s.skip_reasons) notes += (notes.empty() ? "" : "; ") + r;
       if (s.permuted > 0)
-        notes += (notes.empty() ? "" : "; ") + std::to_string(s.permuted) + " records matched with non-identity pivots";
+        notes += (notes.empty() ? "" : "; ") + std::to_string(s.permuted) +
+                 " records matched with non-identity pivots";
       if (!s.failures.empty()) notes += (notes.empty() ? "" : "; ") + std::to_string(s.failures.size()) + " failing";
       if (!s.mapped) notes = unmapped_reason(op);
       o << "| `" << op << "` | " << (s.mapped ? md(s.how) : "not mapped") << " | " << s.records << " | " << s.replayed

@@ -228,7 +228,8 @@ TypedLuFactorResult<T> lu_factor(const TypedTensor<T>& a, Backend& backend) {
   return {TypedTensor<T>(r.lu), TypedTensor<std::int64_t>(r.pivots)};
 }
 template <class T>
-TypedTensor<T> householder_product(const TypedTensor<T>& a, const TypedTensor<T>& tau, Backend& backend) {
+TypedTensor<T> householder_product(const TypedTensor<T>& a, const TypedTensor<T>& tau,
+                                   Backend& backend) {
   return TypedTensor<T>(linalg::householder_product(static_cast<const Tensor&>(a), tau, backend));
 }
 template <class T>
