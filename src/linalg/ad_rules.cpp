@@ -11,6 +11,7 @@
 // Matrices are axes (0, 1), batch axes trail (Note [Linalg conventions]).
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "common.hpp"
 #include "ops.hpp"
@@ -334,36 +335,67 @@ std::vector<Value> slogdet_jvp(const NoFamilyAttrs&, std::span<const Value> in, 
   return {dsign, real(tr)};
 }
 
-// ---- QR (reduced, m >= n) -----------------------------------------------------------------------
-// a = q r: C = q^H da r^-1, X = the anti-Hermitian matrix with C's strictly
-// lower part (and i Im diag C: r keeps a real diagonal),
+// ---- QR -----------------------------------------------------------------------------------------
+// Note [QR derivative]. Reduced QR of a tall or square a = q r (m >= n):
+// C = q^H da r^-1, X = the anti-Hermitian matrix with C's strictly lower part
+// (and i Im diag C: r keeps a real diagonal),
 //   dr = (C - X) r,   dq = da r^-1 - q (C - X).
+// Wide a (m < n): a = [x | y] with x square [m, m], q r1 = x and r2 = q^H y, so
+// (dq, dr1) is the square rule of x and dr2 = q^H (dy - dq r2). q is [m, m]
+// in every mode then; the complete factors of a tall a are not unique (the
+// last m - n columns of q are any orthonormal completion): no derivative.
+struct QrTangent {
+  Value dq, dr;
+};
+QrTangent qr_square_tangent(const Value& da, const Value& q, const Value& r) {
+  Value dar = triangular_solve(r, da, {.lower = false, .left = false});
+  Value c = matmul(adj(q), dar);
+  Value low = band(c, -kNoLimit, -1);
+  Value x = sub(low, adj(low));
+  if (is_complex(da.dtype())) x = add(x, times_i(imag(band(c, 0, 0)), da.dtype()));
+  Value cx = sub(c, x);
+  return {sub(dar, matmul(q, cx)), matmul(cx, r)};
+}
+
+// Whether the matrix extents (rows, cols) of x are known to satisfy rows >= cols
+// (true), rows < cols (false), or cannot be compared yet (nullopt).
+std::optional<bool> known_tall(const Value& x) {
+  const Dim &m = x.shape()[0], &n = x.shape()[1];
+  if (known_equal(m, n)) return true;
+  auto mv = m.try_value(), nv = n.try_value();
+  if (mv && nv) return *mv >= *nv;
+  return std::nullopt;
+}
+
 std::vector<Value> qr_jvp(const QrMode& mode, std::span<const Value> in, std::span<const Value> out,
                           std::span<const Value> t) {
   if (!t[0].defined()) return none(2);
   const Value& a = in[0];
-  const Dim &m = a.shape()[0], &n = a.shape()[1];
-  auto mv = m.try_value(), nv = n.try_value();
-  bool tall = known_equal(m, n) || (mv && nv && *mv >= *nv);
-  TF_CHECK(tall && (mode != QrMode::complete || known_equal(m, n)), UnimplementedError, "linalg.qr",
-           "derivative of QR of a ", a.shape(), " matrix with ", mode,
-           ": only m >= n with the reduced factors is differentiable");
+  const std::optional<bool> tall = known_tall(a);
+  TF_CHECK(tall.has_value(), UnimplementedError, "linalg.qr", "derivative of QR of a ", a.shape(),
+           " matrix whose extents cannot be compared when the derivative is traced (use constant "
+           "extents)");
+  TF_CHECK(!*tall || mode != QrMode::complete || known_equal(a.shape()[0], a.shape()[1]),
+           UnimplementedError, "linalg.qr", "derivative of QR of a ", a.shape(), " matrix with ",
+           mode, ": the complete q of a tall matrix is not unique (use the reduced factors)");
   Value q = out[0], r = out[1];
   if (mode == QrMode::r) {
     auto f = qr(a);
     q = f.q;
     r = f.r;
   }
-  Value dar = triangular_solve(r, t[0], {.lower = false, .left = false});
-  Value c = matmul(adj(q), dar);
-  Value low = band(c, -kNoLimit, -1);
-  Value x = sub(low, adj(low));
-  if (is_complex(a.dtype())) x = add(x, times_i(imag(band(c, 0, 0)), a.dtype()));
-  Value cx = sub(c, x);
-  Value dr = matmul(cx, r);
-  Value dq = sub(dar, matmul(q, cx));
-  if (mode == QrMode::r) return {Value{}, dr};
-  return {dq, dr};
+  QrTangent d;
+  if (*tall) {
+    d = qr_square_tangent(t[0], q, r);
+  } else {
+    const Dim &m = a.shape()[0], &n = a.shape()[1];
+    QrTangent x = qr_square_tangent(slice_axis(t[0], 1, Dim(0), m), q, slice_axis(r, 1, Dim(0), m));
+    Value r2 = slice_axis(r, 1, m, n);
+    Value dr2 = matmul(adj(q), sub(slice_axis(t[0], 1, m, n), matmul(x.dq, r2)));
+    d = {x.dq, concatenate({x.dr, dr2}, 1)};
+  }
+  if (mode == QrMode::r) return {Value{}, d.dr};
+  return {d.dq, d.dr};
 }
 
 // ---- norms ----------------------------------------------------------------------------------------
@@ -412,6 +444,70 @@ std::vector<Value> matrix_norm_jvp(const MatrixNormAttrs& attrs, std::span<const
            "' (supported: fro, nuc, 2, -2)");
 }
 
+// ---- cond ------------------------------------------------------------------------------------------
+// Note [cond derivative]. Orders 2, -2, fro and nuc are functions of the singular
+// values s (ds as for svdvals):
+//   2: c = s_0 / s_{k-1};  -2: c = s_{k-1} / s_0;
+//   fro: c = sqrt(X Y), X = sum s^2, Y = sum s^-2, dc = (dX Y + X dY) / (2 c);
+//   nuc: c = X Y, X = sum s, Y = sum 1/s.
+// Orders 1, -1, inf, -inf: c = n(a) n(a^-1), n the largest/smallest absolute
+// column (1) or row (inf) sum; dn = the tangent of the extremal sums (split
+// equally between ties, as max and min do), d(a^-1) = -a^-1 da a^-1.
+struct NormTangent {
+  Value n, dn;
+};
+NormTangent abs_sum_norm(const Value& x, const Value& dx, bool row_sums, bool largest) {
+  const std::int64_t ax = row_sums ? 1 : 0;
+  Value ab = abs(x);
+  Value g = sum(ab, {ax});  // [n, batch...]
+  Value n = largest ? reduce_max(g, {0}) : reduce_min(g, {0});
+  DimVec bd;
+  for (std::int64_t i = 1; i < g.ndim(); ++i) bd.push_back(i);
+  Value hit = convert(compare(g, broadcast_in_dim(n, g.shape(), bd), Dir::EQ), g.dtype());
+  Value w = div(hit, broadcast_in_dim(sum(hit, {0}), g.shape(), bd));
+  Value sgn = mul(x, convert(safe_recip(ab, compare(ab, zeros_like(ab), Dir::GT)), x.dtype()));
+  Value dg = sum(real(mul(conj(sgn), dx)), {ax});
+  return {n, sum(mul(w, dg), {0})};
+}
+
+std::vector<Value> cond_jvp(const CondAttrs& attrs, std::span<const Value> in,
+                            std::span<const Value> out, std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  const Value &a = in[0], &c = out[0], &da = t[0];
+  const NormOrder& ord = attrs.ord;
+  if (ord.is_named() || std::abs(ord.p()) == 2.0) {
+    auto f = svd_for_values(a);
+    const Value& s = f.s;
+    Value ds = sum(real(mul(conj(f.u), matmul(da, adj(f.vh)))), {0});
+    if (!ord.is_named()) {
+      const Dim k = s.shape()[0];
+      auto first = [&](const Value& v) { return sum(slice_axis(v, 0, Dim(0), Dim(1)), {0}); };
+      auto last = [&](const Value& v) { return sum(slice_axis(v, 0, k - Dim(1), k), {0}); };
+      Value hi = first(s), lo = last(s), dhi = first(ds), dlo = last(ds);
+      if (ord.p() < 0) {
+        std::swap(hi, lo);
+        std::swap(dhi, dlo);
+      }
+      // c = hi / lo
+      return {div(sub(mul(dhi, lo), mul(hi, dlo)), mul(lo, lo))};
+    }
+    Value inv_s = div(ones_like(s), s);
+    if (ord.name() == "fro") {
+      Value x = sum(mul(s, s), {0}), y = sum(mul(inv_s, inv_s), {0});
+      Value dxs = mul(sum(mul(s, ds), {0}), Scalar(2.0));
+      Value dys = mul(sum(mul(mul(inv_s, mul(inv_s, inv_s)), ds), {0}), Scalar(-2.0));
+      return {div(add(mul(dxs, y), mul(x, dys)), mul(c, Scalar(2.0)))};
+    }
+    Value x = sum(s, {0}), y = sum(inv_s, {0});
+    return {sub(mul(sum(ds, {0}), y), mul(x, sum(mul(mul(inv_s, inv_s), ds), {0})))};
+  }
+  const bool rows = std::isinf(ord.p()), largest = ord.p() > 0;
+  Value ai = inv(a);
+  NormTangent na = abs_sum_norm(a, da, rows, largest);
+  NormTangent ni = abs_sum_norm(ai, neg(matmul(ai, matmul(da, ai))), rows, largest);
+  return {add(mul(na.dn, ni.n), mul(na.n, ni.dn))};
+}
+
 // ---- pinv -----------------------------------------------------------------------------------------
 // d(a+) = -a+ da a+ + a+ a+^H da^H (1 - a a+) + (1 - a+ a) da^H a+^H a+ (constant rank).
 Value eye_like(const Value& x, const Dim& n) {
@@ -433,28 +529,110 @@ std::vector<Value> pinv_jvp(const RankTolerance&, std::span<const Value> in, std
   return {add(add(term1, term2), term3)};
 }
 
+// ---- LU, lu_factor, lu_solve ------------------------------------------------------------------
+// Note [LU derivative]. p a = l u with l [m, k] unit lower trapezoidal and u [k, n]
+// upper trapezoidal, k = min(m, n); the pivots are locally constant. With
+// x = p da:
+// - square: F = l^-1 x u^-1, dl = l strict_lower(F), du = upper(F) u;
+// - tall (m > n): l = [l1; l2], x = [x1; x2]: (dl1, du) is the square rule
+//   of (x1, l1, u), and l2 u = (p a)_2 gives dl2 = (x2 - l2 du) u^-1;
+// - wide (m < n): u = [u1 | u2], x = [x1 | x2]: (dl, du1) is the square rule
+//   of (x1, l, u1), and l u2 = (p a)_2 gives du2 = l^-1 (x2 - dl u2).
+// lu_factor's packed tangent is dl (strictly lower) + du (upper), zero padded.
+struct LuTangent {
+  Value dl, du;
+};
+LuTangent lu_square_tangent(const Value& x, const Value& l, const Value& u) {
+  Value z = triangular_solve(l, x, {.lower = true, .left = true, .unit_diagonal = true});
+  Value f = triangular_solve(u, z, {.lower = false, .left = false});
+  return {matmul(l, band(f, -kNoLimit, -1)), matmul(band(f, 0, kNoLimit), u)};
+}
 
-// ---- LU (square), lu_solve (in b) ------------------------------------------------------------
-// p a = l u: F = l^-1 p da u^-1, dl = l strict_lower(F), du = upper(F) u.
+LuTangent lu_tangent(const char* op, const Value& a, const Value& da, const Value& l,
+                     const Value& u, const Value& p) {
+  const std::optional<bool> tall = known_tall(a);
+  TF_CHECK(tall.has_value(), UnimplementedError, op, "derivative of the LU of a ", a.shape(),
+           " matrix whose extents cannot be compared when the derivative is traced (use constant "
+           "extents)");
+  const Dim &m = a.shape()[0], &n = a.shape()[1];
+  Value x = matmul(p, da);
+  if (known_equal(m, n)) return lu_square_tangent(x, l, u);
+  if (*tall) {
+    Value l1 = slice_axis(l, 0, Dim(0), n), l2 = slice_axis(l, 0, n, m);
+    LuTangent s = lu_square_tangent(slice_axis(x, 0, Dim(0), n), l1, u);
+    Value dl2 = triangular_solve(u, sub(slice_axis(x, 0, n, m), matmul(l2, s.du)),
+                                 {.lower = false, .left = false});
+    return {concatenate({s.dl, dl2}, 0), s.du};
+  }
+  Value u1 = slice_axis(u, 1, Dim(0), m), u2 = slice_axis(u, 1, m, n);
+  LuTangent s = lu_square_tangent(slice_axis(x, 1, Dim(0), m), l, u1);
+  Value du2 = triangular_solve(l, sub(slice_axis(x, 1, m, n), matmul(s.dl, u2)),
+                               {.lower = true, .left = true, .unit_diagonal = true});
+  return {s.dl, concatenate({s.du, du2}, 1)};
+}
+
 std::vector<Value> lu_jvp(const LuOptions& attrs, std::span<const Value> in, std::span<const Value> out,
                           std::span<const Value> t) {
   if (!t[0].defined()) return none(4);
   const Value& a = in[0];
-  TF_CHECK(known_equal(a.shape()[0], a.shape()[1]) && attrs.permutation_matrix,
-           UnimplementedError, "linalg.lu", "derivative of the LU of a ", a.shape(),
-           " matrix: only square matrices with permutation_matrix = true");
-  const Value &l = out[1], &u = out[2], &p = out[3];
-  Value z = triangular_solve(l, matmul(p, t[0]), {.lower = true, .left = true, .unit_diagonal = true});
-  Value f = triangular_solve(u, z, {.lower = false, .left = false});
-  return {Value{}, matmul(l, band(f, -kNoLimit, -1)), matmul(band(f, 0, kNoLimit), u), Value{}};
+  Value l = out[1], u = out[2], p = out[3];
+  if (!attrs.permutation_matrix)
+    p = lu(a).p;  // the same factorization, with its permutation matrix
+  LuTangent d = lu_tangent("linalg.lu", a, t[0], l, u, p);
+  return {Value{}, d.dl, d.du, Value{}};
 }
 
-std::vector<Value> lu_solve_jvp(const Transpose& trans, std::span<const Value> in, std::span<const Value>,
-                                std::span<const Value> t) {
-  TF_CHECK(!t[0].defined(), UnimplementedError, "linalg.lu_solve",
-           "derivative with respect to the LU factors (differentiate solve(a, b) instead)");
-  if (!t[2].defined()) return none(1);
-  return {lu_solve(in[0], in[1], t[2], trans)};
+std::vector<Value> lu_factor_jvp(const NoFamilyAttrs&, std::span<const Value> in,
+                                 std::span<const Value>, std::span<const Value> t) {
+  if (!t[0].defined()) return none(2);
+  const Value& a = in[0];
+  auto f = lu(a);
+  LuTangent d = lu_tangent("linalg.lu_factor", a, t[0], f.l, f.u, f.p);
+  // Both tangents padded to a's shape [m, n]: dl [m, k] with zero columns, du [k, n] with zero rows.
+  const Dim &m = a.shape()[0], &n = a.shape()[1];
+  const Dim k = d.dl.shape()[1];
+  auto padded = [&](const Value& x, const Dim& rows, const Dim& cols) {
+    SymShape lo(static_cast<std::size_t>(x.ndim()), Dim(0)), hi = lo;
+    hi[0] = rows;
+    hi[1] = cols;
+    return pad(x, scalar(Scalar(0), x.dtype()), lo, hi,
+               DimVec(static_cast<std::size_t>(x.ndim()), 0));
+  };
+  Value dl = known_equal(k, n) ? d.dl : padded(d.dl, Dim(0), n - k);
+  Value du = known_equal(k, m) ? d.du : padded(d.du, m - k, Dim(0));
+  return {add(dl, du), Value{}};
+}
+
+// x = A^-1 b (or A^-T b, A^-H b) with A = P L U held as the packed factors and
+// pivots: with M = dL U + L dU (dA = P M; the pivots are constant),
+//   none:       dx = -U^-1 L^-1 M x,
+//   adjoint:    dx = -A^-H M^H P^T x,   P^T x = L U A^-1 x,
+//   transpose:  dx = -A^-T M^T P^T x,
+// written with lu_solve and triangular solves on the packed factor (each reads
+// one triangle), so the rule is differentiable again.
+std::vector<Value> lu_solve_jvp(const Transpose& trans, std::span<const Value> in,
+                                std::span<const Value> out, std::span<const Value> t) {
+  if (!t[0].defined() && !t[2].defined()) return none(1);
+  const Value &f = in[0], &piv = in[1], &x = out[0];
+  Value dx;
+  if (t[2].defined()) dx = lu_solve(f, piv, t[2], trans);
+  if (t[0].defined()) {
+    const Dim& n = f.shape()[0];
+    Value l = add(band(f, -kNoLimit, -1), eye_like(f, n)), u = band(f, 0, kNoLimit);
+    Value dm = add(matmul(band(t[0], -kNoLimit, -1), u), matmul(l, band(t[0], 0, kNoLimit)));
+    Value term;
+    if (trans == Transpose::none) {
+      Value z =
+          triangular_solve(f, matmul(dm, x), {.lower = true, .left = true, .unit_diagonal = true});
+      term = triangular_solve(f, z, {.lower = false, .left = true});
+    } else {
+      Value ptx = matmul(l, matmul(u, lu_solve(f, piv, x, Transpose::none)));
+      Value mt = trans == Transpose::adjoint ? adj(dm) : mT(dm);
+      term = lu_solve(f, piv, matmul(mt, ptx), trans);
+    }
+    dx = minus(dx, term);
+  }
+  return {dx};
 }
 
 std::vector<Value> lu_solve_transpose(const Transpose& t, std::span<const Value> in,
@@ -466,6 +644,61 @@ std::vector<Value> lu_solve_transpose(const Transpose& t, std::span<const Value>
   else if (t == Transpose::adjoint) r = lu_solve(in[0], in[1], ct[0], Transpose::none);
   else r = conj(lu_solve(in[0], in[1], conj(ct[0]), Transpose::none));
   return {Value{}, Value{}, r};
+}
+
+// ---- lstsq ------------------------------------------------------------------------------------
+// Note [lstsq derivative], for a of full rank (the rank is locally constant):
+// - m >= n: x = (a^H a)^-1 a^H b; with r = b - a x (a^H r = 0),
+//     dx = (a^H a)^-1 (a^H (db - da x) + da^H r);
+// - m < n (minimum norm): x = a^H y, a a^H y = b; differentiating both,
+//     dy = (a a^H)^-1 (db - da x - a da^H y),   dx = da^H y + a^H dy.
+// Residuals (m > n): res_j = sum_i |r_ij|^2, dres = 2 Re sum_i conj(r_ij) dr_ij with
+// dr = db - da x - a dx. Singular values: as svdvals. Rank-deficient a: the
+// solution jumps with the rank, and no rule is claimed (the formulas above
+// need a^H a or a a^H invertible).
+Value as_matrix(const Value& v, bool vec) {
+  if (!vec) return v;
+  return reshape(v, SymShape{v.shape()[0], Dim(1)});
+}
+
+std::vector<Value> lstsq_jvp(const LstsqOptions&, std::span<const Value> in,
+                             std::span<const Value> out, std::span<const Value> t) {
+  if (!any_defined(t)) return none(4);
+  const Value& a = in[0];
+  const bool vec = in[1].ndim() == 1;
+  const std::optional<bool> tall = known_tall(a);
+  TF_CHECK(tall.has_value(), UnimplementedError, "linalg.lstsq", "derivative for a ", a.shape(),
+           " matrix whose extents cannot be compared when the derivative is traced (use constant "
+           "extents)");
+  Value b = as_matrix(in[1], vec), x = as_matrix(out[0], vec);
+  Value db = t[1].defined() ? as_matrix(t[1], vec) : zeros_like(b);
+  Value da = t[0].defined() ? t[0] : zeros_like(a);
+  Value rhs = sub(db, matmul(da, x));  // db - da x
+  Value dx;
+  if (*tall) {
+    Value r = sub(b, matmul(a, x));
+    dx = solve(matmul(adj(a), a), add(matmul(adj(a), rhs), matmul(adj(da), r)));
+  } else {
+    Value g = matmul(a, adj(a));
+    Value y = solve(g, b);
+    Value dy = solve(g, sub(rhs, matmul(a, matmul(adj(da), y))));
+    dx = add(matmul(adj(da), y), matmul(adj(a), dy));
+  }
+  Value dres;
+  const Dim &m = a.shape()[0], &n = a.shape()[1];
+  if (*tall && !known_equal(m, n)) {
+    Value r = sub(b, matmul(a, x));
+    Value dr = sub(rhs, matmul(a, dx));
+    dres = mul(sum(real(mul(conj(r), dr)), {0}), Scalar(2.0));
+    if (vec) dres = reshape(dres, out[1].shape());
+  }
+  Value ds;
+  if (t[0].defined()) {
+    auto f = svd_for_values(a);
+    ds = sum(real(mul(conj(f.u), matmul(t[0], adj(f.vh)))), {0});
+  }
+  if (vec) dx = reshape(dx, out[0].shape());
+  return {dx, dres, Value{}, ds};
 }
 
 // ---- eig, eigvals -----------------------------------------------------------------------------
@@ -572,12 +805,11 @@ std::vector<Value> band_linear(const BandAttrs& attrs, std::span<const Value> x)
 
 // ---- the rule bundles (one per row of ops.hpp) -------------------------------------------------
 
-// Not differentiable: integer outputs (lu_factor's pivots, matrix_rank) or
-// no derivative rule yet (lstsq, cond).
-FamilyRules<NoFamilyAttrs> lu_factor_rules() { return {}; }
-FamilyRules<LstsqOptions> lstsq_rules() { return {}; }
+// Not differentiable: matrix_rank (an integer output).
+FamilyRules<NoFamilyAttrs> lu_factor_rules() { return {.jvp = lu_factor_jvp}; }
+FamilyRules<LstsqOptions> lstsq_rules() { return {.jvp = lstsq_jvp}; }
 FamilyRules<RankTolerance> matrix_rank_rules() { return {}; }
-FamilyRules<CondAttrs> cond_rules() { return {}; }
+FamilyRules<CondAttrs> cond_rules() { return {.jvp = cond_jvp}; }
 
 FamilyRules<SvdAttrs> svd_rules() { return {.jvp = svd_jvp}; }
 FamilyRules<NoFamilyAttrs> svdvals_rules() { return {.jvp = svdvals_jvp}; }

@@ -40,6 +40,12 @@ LuFactorResult lu_factor(const Tensor& a, Backend& backend) {
   return {out[0], out[1]};
 }
 
+Tensor householder_product(const Tensor& a, const Tensor& tau, Backend& backend) {
+  graph::NoGradGuard no_grad;
+  graph::EagerScope scope(backend);
+  return householder_product(graph::constant(a), graph::constant(tau)).value().contiguous();
+}
+
 Tensor cholesky(const Tensor& a, Backend& backend, TriangleOptions options) {
   return call(opref::cholesky, options, {a}, backend)[0];
 }

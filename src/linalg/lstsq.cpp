@@ -137,7 +137,7 @@ std::vector<Tensor> lstsq_kernel(const LstsqOptions& attrs, std::span<const Tens
 
 Declaration declare_lstsq() {
   FamilyOp op = define_family_op<LstsqOptions>(
-      {.name = kLstsq, .num_inputs = 2, .num_outputs = 4, .ad = AdKind::none},
+      {.name = kLstsq, .num_inputs = 2, .num_outputs = 4, .ad = AdKind::nonlinear},
       [](const LstsqOptions& a, auto in) { return infer_lstsq(a, in); }, lstsq_rules());
   return {std::move(op), typed_kernel<LstsqOptions>(lstsq_kernel)};
 }

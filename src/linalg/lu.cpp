@@ -485,7 +485,7 @@ Declaration declare_lu() {
 
 Declaration declare_lu_factor() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
-      {.name = kLuFactor, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::none},
+      {.name = kLuFactor, .num_inputs = 1, .num_outputs = 2, .ad = AdKind::nonlinear},
       [](const NoFamilyAttrs& a, auto in) { return infer_lu_factor(a, in); }, lu_factor_rules());
   return {std::move(op), typed_kernel<NoFamilyAttrs>(lu_factor_kernel)};
 }

@@ -322,8 +322,9 @@ Declaration declare_matrix_norm() {
 }
 
 Declaration declare_cond() {
-  FamilyOp op = define_family_op<CondAttrs>({.name = kCond, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::none},
-                                            [](const CondAttrs& a, auto in) { return infer_cond(a, in); }, cond_rules());
+  FamilyOp op = define_family_op<CondAttrs>(
+      {.name = kCond, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const CondAttrs& a, auto in) { return infer_cond(a, in); }, cond_rules());
   return {std::move(op), typed_kernel<CondAttrs>(cond_kernel)};
 }
 

@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "ops.hpp"
+#include "tenferro/ops/value_ops.hpp"
 
 namespace tenferro::linalg {
 
@@ -32,6 +33,46 @@ HandleLu<Value> lu(const Value& a, LuOptions options) {
 HandleLuFactor<Value> lu_factor(const Value& a) {
   auto o = apply(opref::lu_factor, {}, {a});
   return {o[0], o[1]};
+}
+// q = H_0 (H_1 (... (H_{k-1} e))), e the first n columns of the identity, one
+// rank-1 update q -= (tau_i v_i) (v_i^H q) per reflector.
+Value householder_product(const Value& a, const Value& tau) {
+  const char* op = "linalg.householder_product";
+  TF_CHECK(is_float(a.dtype()), DTypeError, op, "a must be a floating-point matrix, got ",
+           a.dtype());
+  TF_CHECK(tau.dtype() == a.dtype(), DTypeError, op, "tau must have a's dtype ", a.dtype(),
+           ", got ", tau.dtype());
+  TF_CHECK(a.ndim() >= 2 && tau.ndim() == a.ndim() - 1, ShapeError, op,
+           "a must be [m, n, batch...] and tau [k, batch...], got a ", a.shape(), " and tau ",
+           tau.shape());
+  for (std::int64_t i = 2; i < a.ndim(); ++i)
+    TF_CHECK(!detail::differs(a.shape()[static_cast<std::size_t>(i)],
+                              tau.shape()[static_cast<std::size_t>(i - 1)]),
+             ShapeError, op, "a ", a.shape(), " and tau ", tau.shape(),
+             " must have the same batch extents");
+  const Dim &m = a.shape()[0], &n = a.shape()[1];
+  const auto mv = m.try_value(), nv = n.try_value(), kv = tau.shape()[0].try_value();
+  TF_CHECK(!(mv && nv) || *mv >= *nv, ShapeError, op, "a ", a.shape(),
+           " must have at least as many rows as columns");
+  TF_CHECK(kv.has_value(), UnimplementedError, op, "the number of reflectors (tau ", tau.shape(),
+           ") must be a constant extent");
+  TF_CHECK(!nv || *kv <= *nv, ShapeError, op, "tau ", tau.shape(), " has more reflectors than a ",
+           a.shape(), " has columns");
+  DimVec swap{1, 0}, tdims{1};
+  for (std::int64_t i = 2; i < a.ndim(); ++i) {
+    swap.push_back(i);
+    tdims.push_back(i);
+  }
+  Value q = band(vops::full(a.shape(), Scalar(1), a.dtype()), 0, 0);
+  Value vs = vops::add(band(a, -kNoLimit, -1), q);  // unit diagonal, zeros above
+  for (std::int64_t i = *kv - 1; i >= 0; --i) {
+    Value v = vops::slice_axis(vs, 1, Dim(i), Dim(i + 1));
+    Value tv = vops::mul(
+        v, vops::broadcast_in_dim(vops::slice_axis(tau, 0, Dim(i), Dim(i + 1)), v.shape(), tdims));
+    Value vh = vops::conj(vops::transpose(v, swap));
+    q = vops::sub(q, vops::matmul(tv, vops::matmul(vh, q)));
+  }
+  return q;
 }
 Value lu_solve(const Value& lu, const Value& pivots, const Value& b, Transpose trans) {
   return apply(opref::lu_solve, trans, {lu, pivots, b})[0];

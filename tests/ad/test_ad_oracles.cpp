@@ -246,6 +246,9 @@ struct Unsupported : std::runtime_error {
 struct Call {
   const json& args;    // op_args (array, maybe empty)
   const json& kwargs;  // op_kwargs (object, maybe empty)
+  // lu_solve: the pivots tried for the record (tenferro's [n, batch...], 0-based),
+  // which the database does not store (replay_lu_solve).
+  const Tensor* pivots = nullptr;
   bool has(const char* k) const { return kwargs.contains(k) && !kwargs.at(k).is_null(); }
   const json& kw(const char* k) const { return kwargs.at(k); }
   bool has_arg(std::size_t i) const { return args.size() > i && !args[i].is_null(); }
@@ -524,9 +527,33 @@ void add_linalg(std::map<std::string, OpSpec>& t) {
   };
   t["lu_factor"] = {luf, "linalg::lu_factor (packed lu)"};
   t["lu_factor_ex"] = {luf, "linalg::lu_factor (packed lu)"};
-  // lu_solve is not mapped: its records differentiate PyTorch's lu_solve(LU, pivots, B)
-  // with respect to the packed factor `a`, whose pivots the record does not store
-  // (replaying solve(a, b) matched 1168 of 1248 records, solve(L U, b) 1101).
+  // lu_solve(LU, pivots, B, adjoint, left): the records differentiate with respect to
+  // the packed factor and B; their pivots are not stored (replay_lu_solve tries
+  // each pivot vector getrf could have produced).
+  t["lu_solve"] = {
+      [](const std::vector<Value>& x, const Call& c) {
+        if (c.pivots == nullptr) throw Unsupported("no pivots");
+        const bool adjoint = kw_bool(c, "adjoint", false), left = kw_bool(c, "left", true);
+        Value f = to_tf(x[0]), b = to_tf(x[1]), piv = graph::constant(*c.pivots);
+        if (left)
+          return one(from_tf(linalg::lu_solve(
+              f, piv, b, adjoint ? linalg::Transpose::adjoint : linalg::Transpose::none)));
+        // x a = b: a^T x^T = b^T;  x a^H = b: conj(a) x^T = b^T.
+        Value bt = mT(b, false);
+        Value xt = adjoint ? vops::conj(linalg::lu_solve(f, piv, vops::conj(bt)))
+                           : linalg::lu_solve(f, piv, bt, linalg::Transpose::transpose);
+        return one(from_tf(mT(xt, false)));
+      },
+      "linalg::lu_solve (right: transposed), pivots of lu_factor's kind (see Conventions)"};
+  t["householder_product"] = {
+      [](const std::vector<Value>& x, const Call&) {
+        // tau [B..., k] -> [k, B...]
+        const Value& tau = x[1];
+        DimVec perm{tau.ndim() - 1};
+        for (std::int64_t i = 0; i + 1 < tau.ndim(); ++i) perm.push_back(i);
+        return one(from_tf(linalg::householder_product(to_tf(x[0]), vops::transpose(tau, perm))));
+      },
+      "linalg::householder_product"};
   t["svdvals"] = {[](const std::vector<Value>& x, const Call&) { return one(vec_from_tf(linalg::svdvals(to_tf(x[0])))); },
                   "linalg::svdvals"};
   t["svd"] = {[](const std::vector<Value>&, const Call&) -> Outputs {
@@ -629,15 +656,21 @@ void add_linalg(std::map<std::string, OpSpec>& t) {
                         return one(rm_reshape(r, out));
                       },
                       "row-major reshape + linalg::solve"};
-  t["lstsq_grad_oriented"] = {[](const std::vector<Value>& x, const Call&) {
-                                if (x[1].ndim() != x[0].ndim()) throw Unsupported("vector or broadcast rhs");
-                                auto r = linalg::lstsq(to_tf(x[0]), to_tf(x[1]));
-                                Value res = vec_from_tf(r.residuals);
-                                // PyTorch's residuals are [0] (unbatched) when they are empty.
-                                if (ext(r.residuals, 0) == 0) res = vops::reshape(res, SymShape{Dim(0)});
-                                return Outputs{{"output_0", from_tf(r.solution)}, {"output_1", res}};
-                              },
-                              "linalg::lstsq: solution, residuals (any driver)"};
+  t["lstsq_grad_oriented"] = {
+      [](const std::vector<Value>& x, const Call& c) {
+        if (x[1].ndim() != x[0].ndim()) throw Unsupported("vector or broadcast rhs");
+        auto r = linalg::lstsq(to_tf(x[0]), to_tf(x[1]));
+        Value res = vec_from_tf(r.residuals);
+        // PyTorch's residuals are [0] (unbatched) when they are empty,
+        // and always empty with driver gelsy (it does not compute them).
+        const bool gelsy = c.has("driver") && c.kw("driver").get<std::string>() == "gelsy";
+        if (gelsy)
+          res = graph::constant(Tensor::zeros({0}, real_dtype(x[0].dtype())));
+        else if (ext(r.residuals, 0) == 0)
+          res = vops::reshape(res, SymShape{Dim(0)});
+        return Outputs{{"output_0", from_tf(r.solution)}, {"output_1", res}};
+      },
+      "linalg::lstsq: solution, residuals (any driver; none for gelsy, as PyTorch)"};
   t["matrix_power"].fn = [old = t["matrix_power"].fn](const std::vector<Value>& x, const Call& c) {
     std::int64_t n = c.args.at(0).get<std::int64_t>();
     if (n >= 0) return old(x, c);
@@ -1189,15 +1222,13 @@ struct OpStats {
   int unimplemented = 0;  // tenferro raised UnimplementedError (no derivative for the case)
   ProbeCounts counts;    // comparisons made (passing probes)
   std::set<std::string> skip_reasons;
+  int permuted = 0;  // lu_solve: records that matched with non-identity pivots only
   std::vector<std::string> failures;
 };
 
 // Why an oracle op has no mapping.
 std::string unmapped_reason(const std::string& op) {
-  static const std::map<std::string, std::string> r{
-      {"householder_product", "no tenferro op"},
-      {"lu_solve", "records differentiate w.r.t. PyTorch's packed LU factor, whose pivots are not stored"},
-  };
+  static const std::map<std::string, std::string> r{};
   auto it = r.find(op);
   if (it != r.end()) return it->second;
   return "special function, not a tenferro primitive";
@@ -1303,6 +1334,55 @@ std::string replay_success(const json& rec, const OpSpec& spec, const Call& call
   return "";
 }
 
+// The pivots of an lu_solve record are not stored (PyTorch's sample makes
+// LU, pivots = lu_factor(A) and records only LU): every pivot vector getrf could
+// have produced for a's shape (pivots[i] in [i, n) for each matrix of the
+// batch, identity first) is tried, and the record passes when one of them
+// matches every JVP, VJP and HVP of the record. The pivots cannot be read off
+// LU: any row permutation P gives A = P L U whose partial-pivoting LU is this L, U.
+std::string replay_lu_solve(const json& rec, const OpSpec& spec, const Call& call,
+                            ProbeCounts* counts, int* permuted) {
+  const std::vector<std::int64_t> s =
+      rec.at("inputs").at("a").at("shape").get<std::vector<std::int64_t>>();
+  const std::int64_t n = s.back();
+  std::int64_t count = 1, per = 1, total = 1;
+  Shape tf_shape{n};
+  for (std::size_t i = 0; i + 2 < s.size(); ++i) {
+    count *= s[i];
+    tf_shape.push_back(s[i]);
+  }
+  for (std::int64_t i = 2; i <= n; ++i) per *= i;
+  for (std::int64_t b = 0; b < count; ++b) total *= per;
+  if (total > 4096) throw Unsupported("too many pivot vectors to try");
+  std::string first;
+  for (std::int64_t c = 0; c < total; ++c) {
+    std::vector<std::int64_t> piv(static_cast<std::size_t>(n * count));
+    std::int64_t code = c;
+    for (std::int64_t b = 0; b < count; ++b) {
+      std::int64_t m = code % per;
+      code /= per;
+      for (std::int64_t i = 0; i < n; ++i) {
+        piv[static_cast<std::size_t>(b * n + i)] = i + m % (n - i);
+        m /= n - i;
+      }
+    }
+    const Tensor pt = Tensor::from_vec_col_major<std::int64_t>(tf_shape, piv);
+    Call with{call.args, call.kwargs, &pt};
+    ProbeCounts pc;
+    std::string r = replay_success(rec, spec, with, &pc);
+    if (r.empty()) {
+      if (counts) {
+        counts->probes += pc.probes;
+        counts->hvps += pc.hvps;
+      }
+      if (c > 0) ++*permuted;
+      return "";
+    }
+    if (first.empty()) first = r + " (with identity pivots; no pivot vector matched)";
+  }
+  return first;
+}
+
 std::string db_dir() { return data_path("TENFERRO_AD_ORACLES_DIR", TENFERRO_AD_ORACLES_DIR); }
 
 std::vector<std::string> oracle_ops() {
@@ -1347,7 +1427,8 @@ void replay_op(const std::string& op) {
       }
       std::string result;
       try {
-        result = replay_success(rec, it->second, call, &st.counts);
+        result = op == "lu_solve" ? replay_lu_solve(rec, it->second, call, &st.counts, &st.permuted)
+                                  : replay_success(rec, it->second, call, &st.counts);
       } catch (const Unsupported& u) {
         ++st.skipped;
         st.skip_reasons.insert(u.what());
@@ -1418,6 +1499,43 @@ TEST(AdOracleDatabase, ReplayDetectsAWrongRule) {
   }
   EXPECT_EQ(checked, 4);
 }
+
+#if TENFERRO_ORACLE_HAVE_LINALG
+// Trying every pivot vector must not let a wrong lu_solve pass: the f64 records
+// with a 3 x 3 factor, adjoint = true and left = true, replayed as if adjoint were
+// false, match for none of the 6 (or 36, batched) pivot vectors.
+TEST(AdOracleDatabase, LuSolvePivotSearchDetectsAWrongMapping) {
+  const OpSpec& right = table().at("lu_solve");
+  OpSpec wrong{[&right](const std::vector<Value>& x, const Call& c) {
+                 json kw = c.kwargs;
+                 kw["adjoint"] = false;
+                 return right.fn(x, Call{c.args, kw, c.pivots});
+               },
+               "lu_solve without adjoint"};
+  std::ifstream in(fs::path(db_dir()) / "cases" / "lu_solve" / "identity.jsonl");
+  std::string line;
+  int checked = 0, passed_right = 0;
+  const json empty_array = json::array();
+  while (std::getline(in, line)) {
+    json rec = json::parse(quote_nonfinite(line));
+    const json& kw = rec.at("op_kwargs");
+    const auto& as = rec.at("inputs").at("a").at("shape");
+    const auto& bs = rec.at("inputs").at("b").at("shape");
+    if (rec.at("dtype") != "float64" || !kw.at("adjoint").get<bool>() ||
+        !kw.at("left").get<bool>() || as.back().get<std::int64_t>() != 3 ||
+        bs.back().get<std::int64_t>() == 0 || (as.size() == 3 && as[0].get<std::int64_t>() == 0))
+      continue;
+    ++checked;
+    Call call{empty_array, kw};
+    int permuted = 0;
+    EXPECT_FALSE(replay_lu_solve(rec, wrong, call, nullptr, &permuted).empty())
+        << rec.at("case_id");
+    if (replay_lu_solve(rec, right, call, nullptr, &permuted).empty()) ++passed_right;
+  }
+  EXPECT_GE(checked, 8);
+  EXPECT_EQ(passed_right, checked);
+}
+#endif
 
 // The rule fix found by the replay: reduce_prod's JVP, VJP and HVP are exact
 // where the input has zeros (one zero, two zeros), on the analytic values.
@@ -1506,7 +1624,8 @@ class CoverageWriter : public ::testing::Environment {
       << "```\n\n"
       << "The test runs in CI (ctest label `ad`, a few seconds); only writing this file needs the\n"
       << "environment variable. Mapped ops are replayed in every dtype of the database\n"
-      << "(f32, f64, c64, c128); a mismatch fails the op's test `Ops/AdOracle.MatchesPyTorch/<op>`\n"
+      << "(f32, f64, c64, c128); a mismatch fails the op's test "
+         "`Ops/AdOracle.MatchesPyTorch/<op>`\n"
       << "with the case_id and probe.\n\n"
       << "## What is compared\n\n"
       << "For every probe of a success record: tenferro's JVP along `direction` against\n"
@@ -1541,6 +1660,12 @@ class CoverageWriter : public ::testing::Environment {
       << "- f32/c64 records carry loose tolerances (e.g. `exp`: atol 10 in f32, 1e3 in c64),\n"
       << "  so they mainly check shapes and that the f32 paths run; the f64/c128 records are\n"
       << "  the real check.\n"
+      << "- `lu_solve` records hold PyTorch's packed factor LU of lu_factor(A) but not its\n"
+      << "  pivots, which LU does not determine (any row permutation P gives an A = P L U\n"
+      << "  with these factors). The replay tries every pivot vector getrf could return for\n"
+      << "  the shape (pivots[i] in [i, n) per matrix; identity first; at most 6^2 for the\n"
+      << "  [2, 3, 3] records) and a record passes when one of them matches all of its JVP,\n"
+      << "  VJP and HVP references; the pivots are constants (not differentiated).\n"
       << "- Composite mappings (the `mapped as` column) are tenferro expressions of the\n"
       << "  PyTorch op; they check the primitive rules they are built from.\n\n"
       << "## Columns\n\n"
@@ -1549,15 +1674,19 @@ class CoverageWriter : public ::testing::Environment {
       << "derivative rule for that case: listed, not failed); *known*: documented\n"
       << "convention differences (none at present); *skipped*: arguments the mapping does\n"
       << "not express, and expected-error records.\n\n"
-      << "Totals: " << stats().size() << " oracle ops, " << mapped << " mapped (" << mapped_rec << " of " << rec
-      << " records); " << rep << " records replayed, " << pass << " passed, " << fail << " failed, " << unimpl
-      << " without a tenferro derivative, " << known << " known differences; " << probes
-      << " probes compared (JVP and VJP), " << hvps << " of them with an HVP.\n\n"
+      << "Totals: " << stats().size() << " oracle ops, " << mapped << " mapped (" << mapped_rec
+      << " of " << rec << " records); " << rep << " records replayed, " << pass << " passed, "
+      << fail << " failed, " << unimpl << " without a tenferro derivative, " << known
+      << " known differences; " << probes << " probes compared (JVP and VJP), " << hvps
+      << " of them with an HVP.\n\n"
       << "| op | mapped as | records | replayed | passed | no deriv | known | skipped | notes |\n"
       << "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
     for (const auto& [op, s] : stats()) {
       std::string notes;
       for (const auto& r : s.skip_reasons) notes += (notes.empty() ? "" : "; ") + r;
+      if (s.permuted > 0)
+        notes += (notes.empty() ? "" : "; ") + std::to_string(s.permuted) +
+                 " records matched with non-identity pivots";
       if (!s.failures.empty()) notes += (notes.empty() ? "" : "; ") + std::to_string(s.failures.size()) + " failing";
       if (!s.mapped) notes = unmapped_reason(op);
       o << "| `" << op << "` | " << (s.mapped ? md(s.how) : "not mapped") << " | " << s.records << " | " << s.replayed

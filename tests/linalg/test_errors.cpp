@@ -149,6 +149,39 @@ TEST(LinalgErrors, RightHandSides) {
       {"linalg.lstsq", "f64", "c128"}));
 }
 
+TEST(LinalgErrors, HouseholderProduct) {
+  const char* op = "linalg.householder_product";
+  Tensor a = Tensor::zeros({4, 3}), tau = Tensor::zeros({2});
+  EXPECT_TRUE(throws_with<DTypeError>(
+      [&] { linalg::householder_product(a, Tensor::zeros({2}, DType::c128), cpu()); },
+      {op, "f64", "c128"}));
+  EXPECT_TRUE(throws_with<DTypeError>(
+      [&] {
+        linalg::householder_product(Tensor::zeros({4, 3}, DType::i64),
+                                    Tensor::zeros({2}, DType::i64), cpu());
+      },
+      {op, "i64"}));
+  EXPECT_TRUE(throws_with<ShapeError>(
+      [&] {
+        linalg::householder_product(Tensor::zeros({3, 4}), tau, cpu());
+      },
+      {op, "[3, 4]", "rows"}));
+  EXPECT_TRUE(throws_with<ShapeError>(
+      [&] { linalg::householder_product(a, Tensor::zeros({4}), cpu()); }, {op, "[4]", "[4, 3]"}));
+  EXPECT_TRUE(throws_with<ShapeError>(
+      [&] {
+        linalg::householder_product(a, Tensor::zeros({2, 2}), cpu());
+      },
+      {op, "[4, 3]", "[2, 2]"}));
+  EXPECT_TRUE(throws_with<ShapeError>(
+      [&] {
+        linalg::householder_product(Tensor::zeros({4, 3, 2}), Tensor::zeros({2, 5}), cpu());
+      },
+      {op, "batch", "[4, 3, 2]", "[2, 5]"}));
+  EXPECT_TRUE(throws_with<ShapeError>(
+      [&] { linalg::householder_product(Tensor::zeros({4}), tau, cpu()); }, {op, "[4]"}));
+}
+
 TEST(LinalgErrors, SingularMatricesNameTheBatchElement) {
   for (DType d : float_dtypes()) {
     SCOPED_TRACE(dtype_name(d));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <functional>
 #include <vector>
 
@@ -55,6 +56,7 @@ CpuBackend& cpu() {
 }
 
 Tensor rnd(const Shape& s, DType d, std::uint64_t seed) { return random_tensor(s, d, seed); }
+double max_abs_diff(const Tensor& a, const Tensor& b);
 
 // a + shift * I on every matrix of a square batch (well conditioned).
 Tensor shifted(const Shape& s, DType d, std::uint64_t seed, double shift) {
@@ -358,20 +360,195 @@ TEST(LinalgAd, MatrixExp) {
 }
 
 TEST(LinalgAd, UndifferentiableOpsSayWhich) {
-  Value x = graph::input("x", DType::f64, {Dim(3), Dim(3)});
+  // lstsq's rule picks the over- or underdetermined formula: symbolic extents
+  // that cannot be compared are refused, naming the op.
+  Value x = graph::input("x", DType::f64, {Dim("m"), Dim("n")});
   Value y = vops::sum(la::lstsq(x, vops::sum(x, {1})).solution);
-  std::vector<Value> ys{y}, xs{x}, ts{graph::input("t", DType::f64, {Dim(3), Dim(3)})};
+  std::vector<Value> ys{y}, xs{x}, ts{graph::input("t", DType::f64, {Dim("m"), Dim("n")})};
   try {
     ad::jvp(ys, xs, ts);
     FAIL() << "expected UnimplementedError";
   } catch (const UnimplementedError& e) {
     EXPECT_NE(std::string(e.what()).find("linalg.lstsq"), std::string::npos) << e.what();
   }
+  // The complete q of a tall matrix is not unique.
+  Value c = graph::input("c", DType::f64, {Dim(4), Dim(3)});
+  std::vector<Value> ys3{vops::sum(la::qr(c, la::QrMode::complete).q)}, xs3{c},
+      ts3{graph::input("u", DType::f64, {Dim(4), Dim(3)})};
+  EXPECT_THROW(ad::jvp(ys3, xs3, ts3), UnimplementedError);
   // Full U of a tall matrix is not unique.
   Value t = graph::input("t", DType::f64, {Dim(4), Dim(3)});
   Value z = graph::input("z", DType::f64, {Dim(4), Dim(3)});
   std::vector<Value> ys2{vops::sum(la::svd(t, {.full_matrices = true}).u)}, xs2{t}, ts2{z};
   EXPECT_THROW(ad::jvp(ys2, xs2, ts2), UnimplementedError);
+}
+
+// ---- lstsq, non-square LU, lu_factor, lu_solve in the factor, wide QR, cond, householder_product --
+
+// Full-rank a: overdetermined (residuals too), square, underdetermined (minimum
+// norm), batched, vector b; derivatives in a and b together.
+TEST(LinalgAd, Lstsq) {
+  struct Case {
+    Shape a, b;
+  };
+  const std::vector<Case> cases{{{5, 3}, {5, 2}},       {{3, 3}, {3, 2}},       {{2, 4}, {2, 3}},
+                                {{4, 2, 2}, {4, 3, 2}}, {{2, 3, 2}, {2, 1, 2}}, {{5, 3}, {5}},
+                                {{2, 3}, {2}}};
+  std::uint64_t seed = 100;
+  for (DType d : kBoth)
+    for (const Case& c : cases) {
+      std::vector<Tensor> in{rnd(c.a, d, seed++), rnd(c.b, d, seed++)};
+      check_ad_case({detail::str("lstsq solution ", d, c.a, c.b),
+                     [](const std::vector<Value>& x) { return la::lstsq(x[0], x[1]).solution; },
+                     in});
+      if (c.a[0] > c.a[1])
+        check_ad_case({detail::str("lstsq residuals ", d, c.a, c.b),
+                       [](const std::vector<Value>& x) { return la::lstsq(x[0], x[1]).residuals; },
+                       in});
+      check_ad_case(
+          {detail::str("lstsq singular values ", d, c.a, c.b),
+           [](const std::vector<Value>& x) { return la::lstsq(x[0], x[1]).singular_values; }, in});
+    }
+}
+
+TEST(LinalgAd, LuNonSquare) {
+  // Random matrices: the pivot order is locally constant.
+  const std::vector<Shape> shapes{{5, 3}, {3, 5}, {4, 2, 2}, {2, 4, 2}};
+  run_cases("lu l", shapes, kBoth, rnd, [](const std::vector<Value>& x) { return la::lu(x[0]).l; });
+  run_cases("lu u", shapes, kBoth, rnd, [](const std::vector<Value>& x) { return la::lu(x[0]).u; });
+  run_cases("lu l (no p)", {{5, 3}, {3, 3}}, kBoth, rnd, [](const std::vector<Value>& x) {
+    return la::lu(x[0], {.permutation_matrix = false}).l;
+  });
+  run_cases("lu_factor lu", {{3, 3}, {5, 3}, {3, 5}, {4, 2, 2}, {2, 3, 2}}, kBoth, rnd,
+            [](const std::vector<Value>& x) { return la::lu_factor(x[0]).lu; });
+}
+
+// lu_solve differentiated in the packed factor and b, with the pivots of a
+// real factorization held fixed, for the three transpose modes.
+TEST(LinalgAd, LuSolveInFactor) {
+  for (DType d : kBoth)
+    for (const Shape& s : {Shape{3, 3}, Shape{3, 3, 2}})
+      for (la::Transpose t :
+           {la::Transpose::none, la::Transpose::transpose, la::Transpose::adjoint}) {
+        auto f = la::lu_factor(rnd(s, d, 61), cpu());
+        Tensor piv = f.pivots;
+        Shape bs = s;
+        bs[1] = 2;
+        check_ad_case({detail::str("lu_solve in lu and b ", d, s, " trans=", static_cast<int>(t)),
+                       [piv, t](const std::vector<Value>& x) {
+                         return la::lu_solve(x[0], graph::constant(piv), x[1], t);
+                       },
+                       {f.lu, rnd(bs, d, 62)}});
+      }
+}
+
+TEST(LinalgAd, QrWide) {
+  const std::vector<Shape> shapes{{3, 5}, {2, 4, 2}};
+  run_cases("qr wide exp(q r)", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::qr(x[0]);
+    return vops::exp(vops::matmul(r.q, r.r));
+  });
+  // Invariant under the phase gauge q -> q D, r -> D^H r.
+  run_cases("qr wide |q| |r|", shapes, kBoth, rnd, [](const std::vector<Value>& x) {
+    auto r = la::qr(x[0]);
+    return vops::add(vops::sum(vops::abs(r.q), {0}), vops::sum(vops::abs(r.r), {1}));
+  });
+  run_cases("qr wide q", shapes, {DType::f64}, rnd,
+            [](const std::vector<Value>& x) { return la::qr(x[0]).q; });
+  run_cases("qr wide r", shapes, {DType::f64}, rnd,
+            [](const std::vector<Value>& x) { return la::qr(x[0]).r; });
+  run_cases("qr wide complete r", {{3, 5}}, {DType::f64}, rnd,
+            [](const std::vector<Value>& x) { return la::qr(x[0], la::QrMode::complete).r; });
+  run_cases("qr wide mode r |r|", {{3, 5}}, kBoth, rnd,
+            [](const std::vector<Value>& x) { return vops::abs(la::qr(x[0], la::QrMode::r).r); });
+}
+
+TEST(LinalgAd, Cond) {
+  for (double p : {2.0, -2.0})
+    run_cases(detail::str("cond ", p), {{4, 3}, {3, 5}, {3, 3, 2}}, kBoth, rnd,
+              [p](const std::vector<Value>& x) { return la::cond(x[0], p); });
+  for (la::NormOrder ord : {la::NormOrder("fro"), la::NormOrder("nuc"), la::NormOrder(1),
+                            la::NormOrder(-1), la::NormOrder(la::kInf), la::NormOrder(-la::kInf)})
+    run_cases(detail::str("cond ", ord), {{3, 3}, {4, 4, 2}}, kBoth, rnd,
+              [ord](const std::vector<Value>& x) { return la::cond(x[0], ord); });
+}
+
+// The product of explicit m x m reflectors I - tau_i v_i v_i^H, first n columns,
+// built entry by entry on the host (independent of the rank-1 updates).
+Tensor householder_reference(const Tensor& a, const Tensor& tau) {
+  const std::int64_t m = a.shape()[0], n = a.shape()[1], k = tau.shape()[0];
+  const DType d = a.dtype();
+  using C = std::complex<double>;
+  std::vector<C> q(static_cast<std::size_t>(m * m));
+  for (std::int64_t i = 0; i < m; ++i) q[static_cast<std::size_t>(i + i * m)] = 1;
+  for (std::int64_t r = 0; r < k; ++r) {
+    std::vector<C> v(static_cast<std::size_t>(m));
+    v[static_cast<std::size_t>(r)] = 1;
+    for (std::int64_t i = r + 1; i < m; ++i) v[static_cast<std::size_t>(i)] = value_at(a, {i, r});
+    const C t = value_at(tau, {r});
+    std::vector<C> h(static_cast<std::size_t>(m * m)), next(static_cast<std::size_t>(m * m));
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < m; ++j)
+        h[static_cast<std::size_t>(i + j * m)] =
+            (i == j ? 1.0 : 0.0) -
+            t * v[static_cast<std::size_t>(i)] * std::conj(v[static_cast<std::size_t>(j)]);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < m; ++j) {
+        C acc = 0;
+        for (std::int64_t l = 0; l < m; ++l)
+          acc += q[static_cast<std::size_t>(i + l * m)] * h[static_cast<std::size_t>(l + j * m)];
+        next[static_cast<std::size_t>(i + j * m)] = acc;
+      }
+    q = next;
+  }
+  std::vector<C> qn(q.begin(), q.begin() + m * n);  // column-major: the first n columns
+  if (is_complex(d)) return Tensor::from_vec_col_major<C>({m, n}, qn);
+  std::vector<double> re;
+  for (const C& z : qn) re.push_back(z.real());
+  return Tensor::from_vec_col_major<double>({m, n}, re);
+}
+
+TEST(LinalgAd, HouseholderProduct) {
+  struct Case {
+    Shape a, tau;
+  };
+  const std::vector<Case> cases{{{5, 3}, {3}}, {{4, 4}, {2}}, {{4, 3, 2}, {3, 2}}, {{3, 3}, {0}}};
+  std::uint64_t seed = 200;
+  for (DType d : kBoth)
+    for (const Case& c : cases) {
+      Tensor a = rnd(c.a, d, seed++), tau = rnd(c.tau, d, seed++);
+      // Values against the explicit product (each batch member).
+      Tensor q = la::householder_product(a, tau, cpu());
+      ASSERT_EQ(q.shape(), c.a);
+      const std::int64_t count = c.a.size() > 2 ? c.a[2] : 1;
+      for (std::int64_t b = 0; b < count; ++b) {
+        Tensor ab = c.a.size() > 2 ? a.select(2, b) : a,
+               tb = c.tau.size() > 1 ? tau.select(1, b) : tau;
+        Tensor qb = c.a.size() > 2 ? q.select(2, b) : q;
+        EXPECT_LE(
+            max_abs_diff(qb.contiguous(), householder_reference(ab.contiguous(), tb.contiguous())),
+            1e-13)
+            << d << c.a;
+      }
+      if (c.tau[0] == 0) continue;  // no reflectors: q is a constant
+      check_ad_case(
+          {detail::str("householder_product ", d, c.a, c.tau),
+           [](const std::vector<Value>& x) { return la::householder_product(x[0], x[1]); },
+           {a, tau}});
+    }
+  // tau_i = 2 / |v_i|^2 makes each reflector unitary, so q has orthonormal columns.
+  Tensor a = rnd({5, 3}, DType::c128, 7);
+  std::vector<std::complex<double>> t;
+  for (std::int64_t r = 0; r < 3; ++r) {
+    double nv = 1;
+    for (std::int64_t i = r + 1; i < 5; ++i) nv += std::norm(value_at(a, {i, r}));
+    t.push_back(2.0 / nv);
+  }
+  Tensor q =
+      la::householder_product(a, Tensor::from_vec_col_major<std::complex<double>>({3}, t), cpu());
+  EXPECT_LE(
+      max_abs_diff(matmul(conj(q.permute({1, 0}), cpu()), q, cpu()), Tensor::eye(3, DType::c128)),
+      1e-13);
 }
 
 // ---- traced programs: symbolic sizes, data-dependent rank --------------------------------------
@@ -578,6 +755,115 @@ TEST(LinalgAdEager, DetBackwardIsCofactor) {
   double dv = value_at(la::det(av, cpu()), {}).real();
   Tensor want = mul(la::inv(av, cpu()).permute({1, 0}), Scalar(dv), cpu());
   EXPECT_LE(max_abs_diff(x.grad().value(), want), 1e-12 * std::abs(dv) * 10);
+}
+
+// The new rules through eager backward() and through grad of a compiled
+// traced program (constant extents), against each other and against central
+// differences of the loss.
+TEST(LinalgAdEager, NewRulesBackwardMatchesTracedGradAndDifferences) {
+  struct Case {
+    std::string name;
+    Shape shape;
+    std::function<Tensor(std::uint64_t)> make;
+    std::function<EagerTensor(const EagerTensor&)> eager;
+    std::function<TracedTensor(const TracedTensor&)> traced;
+  };
+  Tensor bm = rnd({5, 2}, DType::f64, 71), bw = rnd({2, 2}, DType::f64, 72),
+         tau = rnd({2}, DType::f64, 73);
+  auto f = la::lu_factor(rnd({3, 3}, DType::f64, 74), cpu());
+  Tensor piv = f.pivots, bl = rnd({3, 2}, DType::f64, 75);
+  auto sq = [](const auto& y) { return (y * y).sum(); };
+  EagerRuntime rt(cpu());
+  std::vector<Case> cases{
+      {"lstsq tall",
+       {5, 3},
+       [](std::uint64_t s) {
+         return rnd({5, 3}, DType::f64, s);
+       },
+       [&](const EagerTensor& x) { return sq(la::lstsq(x, rt.tensor(bm)).solution); },
+       [&](const TracedTensor& x) {
+         return sq(la::lstsq(x, TracedTensor::constant(bm)).solution);
+       }},
+      {"lstsq wide",
+       {2, 4},
+       [](std::uint64_t s) {
+         return rnd({2, 4}, DType::f64, s);
+       },
+       [&](const EagerTensor& x) { return sq(la::lstsq(x, rt.tensor(bw)).solution); },
+       [&](const TracedTensor& x) {
+         return sq(la::lstsq(x, TracedTensor::constant(bw)).solution);
+       }},
+      {"lu_factor wide",
+       {3, 5},
+       [](std::uint64_t s) {
+         return rnd({3, 5}, DType::f64, s);
+       },
+       [&](const EagerTensor& x) { return sq(la::lu_factor(x).lu); },
+       [&](const TracedTensor& x) { return sq(la::lu_factor(x).lu); }},
+      {"lu_solve in lu",
+       {3, 3},
+       [&](std::uint64_t) { return f.lu; },
+       [&](const EagerTensor& x) {
+         return sq(la::lu_solve(x, rt.tensor(piv), rt.tensor(bl), la::Transpose::adjoint));
+       },
+       [&](const TracedTensor& x) {
+         return sq(la::lu_solve(x, TracedTensor::constant(piv), TracedTensor::constant(bl),
+                                la::Transpose::adjoint));
+       }},
+      {"qr wide",
+       {3, 5},
+       [](std::uint64_t s) {
+         return rnd({3, 5}, DType::f64, s);
+       },
+       [&](const EagerTensor& x) { return sq(la::qr(x).r); },
+       [&](const TracedTensor& x) { return sq(la::qr(x).r); }},
+      {"cond 2",
+       {4, 3},
+       [](std::uint64_t s) {
+         return rnd({4, 3}, DType::f64, s);
+       },
+       [&](const EagerTensor& x) { return la::cond(x); },
+       [&](const TracedTensor& x) { return la::cond(x); }},
+      {"cond inf",
+       {3, 3},
+       [](std::uint64_t s) {
+         return rnd({3, 3}, DType::f64, s);
+       },
+       [&](const EagerTensor& x) { return la::cond(x, la::kInf); },
+       [&](const TracedTensor& x) { return la::cond(x, la::kInf); }},
+      {"householder_product",
+       {4, 3},
+       [](std::uint64_t s) {
+         return rnd({4, 3}, DType::f64, s);
+       },
+       [&](const EagerTensor& x) { return sq(la::householder_product(x, rt.tensor(tau))); },
+       [&](const TracedTensor& x) {
+         return sq(la::householder_product(x, TracedTensor::constant(tau)));
+       }},
+  };
+  auto r = linalg_runtime();
+  int checked = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ++checked;
+    Tensor xv = c.make(81);
+    auto x = rt.tensor(xv).requires_grad();
+    backward(c.eager(x));
+    Tensor ge = x.grad().value();
+    auto xt = TracedTensor::input("x", DType::f64, {Dim(c.shape[0]), Dim(c.shape[1])});
+    Program p = GraphCompiler().compile(grad(c.traced(xt), xt));
+    Tensor gt = r.run_compiled(p, {{"x", xv}})[0];
+    EXPECT_LE(max_abs_diff(ge, gt), 1e-12);
+    // <grad, u> against a central difference of the loss (eager, no history).
+    Tensor u = rnd(c.shape, DType::f64, 82);
+    const double h = 1e-6;
+    auto loss = [&](const Tensor& v) { return value_at(c.eager(rt.tensor(v)).value(), {}).real(); };
+    const double fd = (loss(add(xv, mul(u, Scalar(h), cpu()), cpu())) -
+                       loss(sub(xv, mul(u, Scalar(h), cpu()), cpu()))) /
+                      (2 * h);
+    EXPECT_NEAR(real_dot(ge, u), fd, 1e-6 * std::max(1.0, std::abs(fd)));
+  }
+  EXPECT_EQ(checked, 8);
 }
 
 TEST(LinalgAdEager, SvdTruncatedBackward) {

@@ -150,6 +150,18 @@ LuResult lu(const Tensor& a, Backend& backend, LuOptions options = {});
 /// Tensor x = linalg::lu_solve(lu, piv, b, cpu);
 /// ```
 LuFactorResult lu_factor(const Tensor& a, Backend& backend);
+/// The unitary (orthogonal) matrix of k Householder reflectors, LAPACK's
+/// orgqr/ungqr: q = (H_0 H_1 ... H_{k-1})[:, :n] with H_i = I - tau_i v_i v_i^H
+/// and v_i = (0, ..., 0, 1, a[i+1:, i]) (column i of a below the diagonal).
+/// a is [m, n, batch...] with m >= n, tau [k, batch...] with k <= n (its
+/// first extent a constant); q is [m, n, batch...]. Written with matrix
+/// products, so it is differentiable in a and tau (the handle overloads,
+/// tenferro/linalg/traced.hpp).
+/// ```cpp
+/// // reflectors [m, n] and tau [k] as LAPACK's geqrf returns them
+/// Tensor q = linalg::householder_product(reflectors, tau, cpu);   // [m, n]
+/// ```
+Tensor householder_product(const Tensor& a, const Tensor& tau, Backend& backend);
 /// Cholesky factor of a Hermitian positive definite matrix: a = l l^H
 /// (lower, the default) or a = u^H u; only that triangle of `a` is read and
 /// the other triangle of the result is zero. LinalgError (with the order of
@@ -214,6 +226,11 @@ template <class T>
 TypedLuFactorResult<T> lu_factor(const TypedTensor<T>& a, Backend& backend) {
   auto r = linalg::lu_factor(static_cast<const Tensor&>(a), backend);
   return {TypedTensor<T>(r.lu), TypedTensor<std::int64_t>(r.pivots)};
+}
+template <class T>
+TypedTensor<T> householder_product(const TypedTensor<T>& a, const TypedTensor<T>& tau,
+                                   Backend& backend) {
+  return TypedTensor<T>(linalg::householder_product(static_cast<const Tensor&>(a), tau, backend));
 }
 template <class T>
 TypedTensor<T> cholesky(const TypedTensor<T>& a, Backend& backend, TriangleOptions options = {}) {

@@ -79,6 +79,8 @@ HandleLu<Value> lu(const Value& a, LuOptions options = {});
 HandleLuFactor<Value> lu_factor(const Value& a);
 Value lu_solve(const Value& lu, const Value& pivots, const Value& b,
                Transpose trans = Transpose::none);
+/// Product of Householder reflectors (decompositions.hpp), as matrix products.
+Value householder_product(const Value& a, const Value& tau);
 Value cholesky(const Value& a, TriangleOptions options = {});
 HandleEigh<Value> eigh(const Value& a, TriangleOptions options = {});
 HandleEig<Value> eig(const Value& a);
@@ -150,6 +152,13 @@ template <Handle H>
 HandleLuFactor<H> lu_factor(const H& a) {
   auto r = linalg::lu_factor(a.graph_value());
   return {H(r.lu), H(r.pivots)};
+}
+/// ```cpp
+/// auto q = linalg::householder_product(reflectors, tau);   // differentiable in both
+/// ```
+template <Handle H>
+H householder_product(const H& a, const H& tau) {
+  return H(linalg::householder_product(a.graph_value(), tau.graph_value()));
 }
 /// ```cpp
 /// auto y = linalg::lu_solve(lu, piv, b);
