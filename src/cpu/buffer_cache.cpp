@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 
+#include "tenferro/tensor/error.hpp"
+
 namespace tenferro::cpu {
 namespace {
 constexpr std::size_t kMinCached = std::size_t{1} << 20;
@@ -26,7 +28,7 @@ std::size_t BufferCache::cached_bytes() const {
 }
 
 std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
-  if (nbytes < kMinCached || limit_ == 0) return Storage::allocate_host(nbytes);
+  if (nbytes < kMinCached || limit_ == 0) return Storage::allocate_host(nbytes, "cpu buffer");
   void* p = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -37,7 +39,24 @@ std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
       cached_ -= nbytes;
     }
   }
-  if (p == nullptr) p = detail::allocate_host_bytes(nbytes);
+  if (p == nullptr) {
+    try {
+      p = detail::allocate_host_bytes(nbytes, "cpu buffer");
+    } catch (const MemoryError&) {
+      // Over the host memory limit (Note [Host memory limit]): the buffers
+      // this cache keeps count against it, so give them back and ask once more.
+      std::unordered_map<std::size_t, std::vector<void*>> cached;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        cached.swap(free_);
+        cached_ = 0;
+      }
+      if (cached.empty()) throw;
+      for (auto& [size, list] : cached)
+        for (void* q : list) detail::free_host_bytes(q, size);
+      p = detail::allocate_host_bytes(nbytes, "cpu buffer");
+    }
+  }
   return std::make_shared<Storage>(p, nbytes, Device::cpu(), &BufferCache::release, this, shared_from_this());
 }
 

@@ -73,9 +73,10 @@ Bytes read_file(const std::filesystem::path& path, MapMode mode, const Context& 
   }
   std::shared_ptr<Storage> buffer;
   try {
-    buffer = Storage::allocate_host(size);
-  } catch (const std::bad_alloc&) {
-    fail(ctx, "cannot allocate ", size, " bytes to read the file (map it instead)");
+    buffer = Storage::allocate_host(size, ctx.op);
+  } catch (MemoryError& e) {  // keeps its type; says which file, and the way out
+    e.prepend_context(tenferro::detail::str("'", ctx.file, "' (map it instead): "));
+    throw;
   }
   auto* out = static_cast<char*>(buffer->data());
   std::size_t done = 0;

@@ -76,9 +76,10 @@ Bytes inflate_member(const Bytes& in, std::uint64_t usize, const Context& ctx) {
          " compressed bytes, more than deflate can produce");
   std::shared_ptr<Storage> out;
   try {
-    out = Storage::allocate_host(static_cast<std::size_t>(usize));
-  } catch (const std::bad_alloc&) {
-    fail(ctx, "cannot allocate ", usize, " bytes to inflate it");
+    out = Storage::allocate_host(static_cast<std::size_t>(usize), ctx.op);
+  } catch (MemoryError& e) {  // keeps its type; says which file and member
+    e.prepend_context(tenferro::detail::str("'", ctx.file, "': ", ctx.member, ": inflating: "));
+    throw;
   }
   z_stream zs{};
   if (::inflateInit2(&zs, -15) != Z_OK) fail(ctx, "zlib inflateInit2 failed");

@@ -1,10 +1,18 @@
 // Small pieces of the tensor module: errors, dtypes, devices, shapes, storage.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <string>
 #include <new>
 #include <ostream>
 
 #ifdef __linux__
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #endif
 
 #include "tenferro/tensor/device.hpp"
@@ -202,6 +210,81 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kHugeThreshold = std::size_t{4} << 20;
 std::size_t alignment_for(std::size_t nbytes) { return nbytes >= kHugeThreshold ? kHugePage : kHostAlignment; }
 void free_host(void* data, std::size_t nbytes, void*) { detail::free_host_bytes(data, nbytes); }
+
+// Note [Host memory limit] (tenferro/tensor/storage.hpp).
+std::atomic<std::size_t> g_limit{0};   // budget for all live buffers; 0: the default rule
+std::atomic<std::size_t> g_in_use{0};  // bytes of live host buffers
+// Requests below this are not held to the available memory (reading it costs
+// a few microseconds; a small request cannot be what exhausts the machine).
+constexpr std::size_t kCheckAvailableFrom = std::size_t{64} << 20;
+
+std::string format_bytes(std::size_t n) {
+  static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 6) {
+    v /= 1024;
+    ++u;
+  }
+  std::ostringstream os;
+  os.precision(v < 10 && u > 0 ? 2 : 3);
+  os << v << " " << units[u];
+  return os.str();
+}
+
+// Bytes the system can give now: MemAvailable (else the physical memory),
+// capped by the address-space and data-segment limits when they are set.
+std::size_t system_available() {
+  std::size_t avail = 0;
+#ifdef __linux__
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    unsigned long long kb = 0;
+    while (std::fgets(line, sizeof line, f) != nullptr)
+      if (std::sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+        avail = static_cast<std::size_t>(kb) * 1024;
+        break;
+      }
+    std::fclose(f);
+  }
+#endif
+  if (avail == 0) {
+    long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) avail = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+  }
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    ::rlimit r{};
+    if (::getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+      avail = std::min(avail, static_cast<std::size_t>(r.rlim_cur));
+  }
+  return avail == 0 ? std::numeric_limits<std::size_t>::max() : avail;
+}
+
+// Counts `n` bytes as in use, or throws MemoryError when they exceed the
+// budget (or, without one, the memory available now).
+void reserve_host_bytes(std::size_t n, const char* op) {
+  std::size_t limit = g_limit.load(std::memory_order_relaxed);
+  if (limit == 0) {
+    if (n >= kCheckAvailableFrom) {
+      std::size_t avail = system_available();
+      if (n > avail)
+        throw MemoryError(detail::str(op, ": ", n, " bytes (", format_bytes(n),
+                                      ") requested, but the host memory limit is ", format_bytes(avail),
+                                      " (the memory available now)"),
+                          n, avail);
+    }
+    g_in_use.fetch_add(n, std::memory_order_relaxed);
+    return;
+  }
+  std::size_t used = g_in_use.load(std::memory_order_relaxed);
+  do {
+    if (n > limit || used > limit - n)
+      throw MemoryError(detail::str(op, ": ", n, " bytes (", format_bytes(n), ") requested, but ",
+                                    format_bytes(limit - std::min(used, limit)), " of tenferro's host memory budget of ",
+                                    format_bytes(limit), " are left (set_host_memory_limit)"),
+                        n, limit - std::min(used, limit));
+  } while (!g_in_use.compare_exchange_weak(used, used + n, std::memory_order_relaxed));
+}
 }  // namespace
 
 namespace detail {
@@ -210,14 +293,18 @@ namespace detail {
 // to the kernel's transparent huge pages (madvise). Strided kernels
 // (permutations, reductions over slow axes) touch many pages per cache-sized
 // tile; with 4 KiB pages they are bound by TLB misses.
-void* allocate_host_bytes(std::size_t nbytes) {
+void* allocate_host_bytes(std::size_t nbytes, const char* op) {
   if (nbytes == 0) return nullptr;
+  reserve_host_bytes(nbytes, op);
   std::size_t align = alignment_for(nbytes);
   void* p = nullptr;
   try {
     p = ::operator new(nbytes, std::align_val_t{align});
   } catch (const std::bad_alloc&) {
-    TF_THROW(BackendError, "allocate", "cannot allocate ", nbytes, " bytes of host memory");
+    g_in_use.fetch_sub(nbytes, std::memory_order_relaxed);
+    throw MemoryError(detail::str(op, ": ", nbytes, " bytes (", format_bytes(nbytes),
+                                  ") requested, but the system refused them"),
+                      nbytes, system_available());
   }
 #ifdef __linux__
   if (align == kHugePage) (void)::madvise(p, nbytes, MADV_HUGEPAGE);
@@ -226,13 +313,25 @@ void* allocate_host_bytes(std::size_t nbytes) {
 }
 
 void free_host_bytes(void* p, std::size_t nbytes) {
-  if (p != nullptr) ::operator delete(p, std::align_val_t{alignment_for(nbytes)});
+  if (p == nullptr) return;
+  ::operator delete(p, std::align_val_t{alignment_for(nbytes)});
+  g_in_use.fetch_sub(nbytes, std::memory_order_relaxed);
 }
 
 }  // namespace detail
 
-std::shared_ptr<Storage> Storage::allocate_host(std::size_t nbytes) {
-  return std::make_shared<Storage>(detail::allocate_host_bytes(nbytes), nbytes, Device::cpu(), &free_host, nullptr);
+std::shared_ptr<Storage> Storage::allocate_host(std::size_t nbytes, const char* op) {
+  void* p = detail::allocate_host_bytes(nbytes, op);
+  try {
+    return std::make_shared<Storage>(p, nbytes, Device::cpu(), &free_host, nullptr);
+  } catch (...) {
+    detail::free_host_bytes(p, nbytes);
+    throw;
+  }
 }
+
+void set_host_memory_limit(std::size_t bytes) { g_limit.store(bytes, std::memory_order_relaxed); }
+std::size_t host_memory_limit() { return g_limit.load(std::memory_order_relaxed); }
+std::size_t host_memory_in_use() { return g_in_use.load(std::memory_order_relaxed); }
 
 }  // namespace tenferro

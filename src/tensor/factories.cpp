@@ -13,7 +13,7 @@ Tensor Tensor::allocate_host(const Shape& shape, DType dtype, const char* op) {
   std::size_t bytes = 0;
   TF_CHECK(!__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes),
            ValueError, op, "shape ", shape, " of ", dtype, " overflows the address space");
-  return Tensor(Storage::allocate_host(bytes), dtype, shape, col_major_strides(shape), 0);
+  return Tensor(Storage::allocate_host(bytes, op), dtype, shape, col_major_strides(shape), 0);
 }
 
 std::int64_t Tensor::check_value_count(const Shape& shape, std::size_t count, const char* op) {

@@ -531,12 +531,10 @@ TEST(EagerErrors, SizeOverflow) {
       {"broadcast_to", "[4294967296, 4294967296]"}));
   EXPECT_TRUE(
       throws_with<ValueError>([&] { Tensor::arange(0.0, 1e300, 1e-10, DType::f64); }, {"arange", "1e+300"}));
-#if !defined(__SANITIZE_ADDRESS__)
-  // A representable but impossible allocation reports a BackendError (under
-  // AddressSanitizer such requests abort by design, so this case is skipped).
-  EXPECT_TRUE(throws_with<BackendError>([&] { Tensor::empty({std::int64_t{1} << 57}, DType::f64); },
-                                        {"allocate", "bytes"}));
-#endif
+  // A representable but impossible allocation is refused before allocating
+  // (Note [Host memory limit]), so also under AddressSanitizer.
+  EXPECT_TRUE(throws_with<MemoryError>([&] { Tensor::empty({std::int64_t{1} << 57}, DType::f64); },
+                                       {"empty", "bytes", "the memory available now"}));
 }
 
 }  // namespace

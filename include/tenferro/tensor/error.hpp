@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <cstddef>
 #include <utility>
 
 namespace tenferro {
@@ -32,6 +33,7 @@ enum class ErrorCode {
   OutOfRange,       ///< indices, axes or slice bounds outside the tensor
   Unimplemented,    ///< a valid request that this build cannot serve
   BackendFailure,   ///< a library (BLAS, LAPACK, CUDA, ...) reported failure
+  ResourceExhausted,///< more memory than the limit allows (MemoryError)
   Internal,         ///< a bug in tenferro
 };
 
@@ -105,6 +107,33 @@ class UnimplementedError : public Error {
 class BackendError : public Error {
  public:
   explicit BackendError(const std::string& m) : Error(ErrorCode::BackendFailure, m) {}
+};
+
+/// An allocation larger than the host memory limit allows, refused before
+/// any memory is touched (tenferro/tensor/storage.hpp, `host_memory_limit`).
+///
+/// ```cpp
+/// try {
+///   auto t = tenferro::Tensor::zeros({1 << 20, 1 << 20});   // 8 TiB
+/// } catch (const tenferro::MemoryError& e) {
+///   // e.what(): "zeros: 8796093022208 bytes (8 TiB) requested, but the host memory
+///   //            limit is 20.1 GiB (the memory available now)"
+///   std::size_t asked = e.requested_bytes(), limit = e.limit_bytes();
+/// }
+/// ```
+class MemoryError : public Error {
+ public:
+  MemoryError(const std::string& message, std::size_t requested, std::size_t limit)
+      : Error(ErrorCode::ResourceExhausted, message), requested_(requested), limit_(limit) {}
+  /// Bytes the failed allocation asked for.
+  std::size_t requested_bytes() const noexcept { return requested_; }
+  /// The limit it was held to (for a budget set with `set_host_memory_limit`,
+  /// the budget left when it was asked).
+  std::size_t limit_bytes() const noexcept { return limit_; }
+
+ private:
+  std::size_t requested_;
+  std::size_t limit_;
 };
 
 /// A factorization or solve failed on one matrix of a batch: singular
