@@ -16,11 +16,9 @@ namespace tenferro {
 
 void set_num_threads(int n) {
   TF_CHECK(n >= 1, ValueError, "set_num_threads", "thread count must be >= 1, got ", n);
-  omp_set_num_threads(n);
+  detail::store_num_threads(n);
   if (cpu::blas::openblas_set_num_threads != nullptr) cpu::blas::openblas_set_num_threads(n);
 }
-
-int get_num_threads() { return omp_get_max_threads(); }
 
 namespace {
 

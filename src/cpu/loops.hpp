@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "tenferro/ops/backend.hpp"
 #include "tenferro/tensor/error.hpp"
 #include "tenferro/tensor/shape.hpp"
 
@@ -26,7 +27,7 @@ inline constexpr int kMaxLoopRank = 64;
 /// Work (in elements) below which a kernel stays on one thread.
 inline constexpr std::int64_t kParallelGrain = 1 << 15;
 
-inline int max_threads() { return omp_get_max_threads(); }
+inline int max_threads() { return get_num_threads(); }
 
 /// Splits [0, n) into one contiguous range per thread and calls f(begin, end)
 /// for each (serially when n < grain or one thread is configured).

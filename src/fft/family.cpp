@@ -84,9 +84,7 @@ std::vector<Tensor> cpu_kernel(const TransformAttrs& a, std::span<const Tensor> 
   desc.shape = a.type == FftType::IRFFT ? out.shape() : x.shape();
   desc.in_strides = x.strides();
   desc.axes = a.axes;
-  // tenferro::set_num_threads sets the one OpenMP pool that our kernels and
-  // BLAS share; reading it here keeps fft independent of the cpu module.
-  desc.threads = omp_get_max_threads();
+  desc.threads = get_num_threads();  // the process-wide setting (tenferro/ops/backend.hpp)
   desc.effort = plan_effort();
   provider->plan(desc)->execute(x.data_ptr(), out.data_ptr(), scale_of(a));
   return {out};

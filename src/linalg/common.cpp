@@ -150,7 +150,7 @@ lapack_int to_lapack_int(const char* op, std::int64_t v) {
 }
 
 bool split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols) {
-  const int threads = omp_get_max_threads();
+  const int threads = get_num_threads();
   if (count < 2 || threads <= 1) return false;
   // A parallel region costs microseconds: split only batches with enough
   // arithmetic (about rows * cols * min(rows, cols) per matrix).

@@ -274,12 +274,12 @@ bool split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols);
 template <class MakeState, class Body>
 void for_each_batch(std::int64_t count, bool parallel, MakeState&& make_state, Body&& body) {
   if (count <= 0) return;
-  if (!parallel || count < 2 || omp_get_max_threads() <= 1 || omp_in_parallel()) {
+  if (!parallel || count < 2 || get_num_threads() <= 1 || omp_in_parallel()) {
     auto state = make_state();
     for (std::int64_t b = 0; b < count; ++b) body(b, state);
     return;
   }
-  int threads = static_cast<int>(std::min<std::int64_t>(omp_get_max_threads(), count));
+  int threads = static_cast<int>(std::min<std::int64_t>(get_num_threads(), count));
 #pragma omp parallel num_threads(threads)
   {
     auto state = make_state();

@@ -130,6 +130,7 @@ std::vector<Tensor> run_family(const FamilyOp& op, const FamilyProviders& provid
                                std::span<const Tensor> inputs, Backend& backend) {
   const char* name = op.name.c_str();
   std::optional<std::vector<Tensor>> result;
+  detail::apply_num_threads();  // Note [One thread setting] (tenferro/ops/backend.hpp)
   for (const auto& p : providers)
     if ((result = p.kernel(attrs, inputs, backend))) break;
   if (!result) {

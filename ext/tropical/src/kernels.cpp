@@ -144,7 +144,7 @@ void dot_typed(const DotAttrs& attrs, const Tensor& a, const Tensor& b, const Te
   g.c_rs = l.batch;
   g.c_cs = l.batch * l.m;
   g.max = attrs.semiring == Semiring::max_plus;
-  g.threads = omp_get_max_threads();
+  g.threads = tenferro::get_num_threads();
   gemm_fn<T>(*current_table().load())(g);
 }
 

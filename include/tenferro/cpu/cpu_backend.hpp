@@ -23,10 +23,9 @@
 namespace tenferro {
 
 /// Sets the thread count of tenferro's CPU kernels and of the BLAS library
-/// (process-wide; both use one OpenMP pool). `n` >= 1.
+/// (process-wide, seen by every thread; read it with `get_num_threads`,
+/// tenferro/ops/backend.hpp). `n` >= 1.
 void set_num_threads(int n);
-/// The current thread count.
-int get_num_threads();
 
 namespace cpu {
 class BufferCache;

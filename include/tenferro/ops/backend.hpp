@@ -30,6 +30,29 @@
 
 namespace tenferro {
 
+/// The thread count of tenferro's CPU kernels and of BLAS/LAPACK: one
+/// process-wide setting (`set_num_threads`, tenferro/cpu/cpu_backend.hpp)
+/// that every thread sees, std::thread workers and Python threads included.
+/// Until it is set: OpenMP's default (OMP_NUM_THREADS, else the CPUs this
+/// process may run on).
+///
+/// ```cpp
+/// tenferro::set_num_threads(1);
+/// std::thread([] { assert(tenferro::get_num_threads() == 1); }).join();
+/// ```
+int get_num_threads();
+
+namespace detail {
+/// Stores the setting (`set_num_threads` checks it and also tells BLAS).
+void store_num_threads(int n);
+/// Note [One thread setting]: OpenMP keeps its pool size per thread, so a
+/// value set on one thread is not seen by a thread started later (nor by
+/// OpenMP-built BLAS running there). Kernel dispatch calls this first: it
+/// gives the calling thread the process-wide setting (a thread-local
+/// compare when nothing changed).
+void apply_num_threads();
+}  // namespace detail
+
 class KernelRegistry;
 
 class Backend {

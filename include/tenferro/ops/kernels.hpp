@@ -136,6 +136,7 @@ class KernelRegistry {
   /// accepts; UnimplementedError naming op, device and providers otherwise.
   void run(OpKind op, DeviceKind device, const Attrs& attrs, std::span<const Tensor> inputs,
            const Tensor& output, Backend& backend) const {
+    detail::apply_num_threads();  // Note [One thread setting] (tenferro/ops/backend.hpp)
     for (const auto& p : primitive_[index(op, device)])
       if (p.kernel(op, attrs, inputs, output, backend)) return;
     throw_declined(op, device);
