@@ -125,6 +125,11 @@ TracedTensor hvp(const TracedTensor& y, const TracedTensor& x, const TracedTenso
 /// backward((x * x).sum());
 /// Tensor g = x.grad().value();     // [2, 4, 6]
 /// ```
+///
+/// Threads: history recording (`graph::grad_recording`, `NoGradGuard`) is
+/// per thread. `backward` adds into the leaves' `grad` without a lock, so
+/// two threads must not run `backward` into a shared leaf at the same time;
+/// separate graphs (or traced `grad`, which writes nothing) are fine.
 void backward(const EagerTensor& y);
 /// The same with an explicit cotangent `seed` of `y`'s dtype and shape.
 void backward(const EagerTensor& y, const EagerTensor& seed);

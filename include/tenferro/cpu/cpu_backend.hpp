@@ -17,6 +17,13 @@
 /// src/cpu/dot_general.cpp). The kernels are the provider "cpu" in the
 /// backend's `kernels()` registry (tenferro/ops/kernels.hpp): providers
 /// added later (e.g. BLIS for dot_general) run first and may decline.
+///
+/// **Threads.** One `CpuBackend` may run ops from several threads at once
+/// (its buffer cache is locked; kernels keep no state). Add kernel
+/// providers (`kernels().add`) before that: the registry's per-op lookup
+/// takes no lock. `set_num_threads` is one process-wide value that every
+/// thread sees (Note [One thread setting], tenferro/ops/backend.hpp); the
+/// parallel kernels of concurrent calls each use that many threads.
 
 #include "tenferro/ops/backend.hpp"
 

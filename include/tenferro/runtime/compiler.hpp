@@ -27,6 +27,9 @@
 
 namespace tenferro {
 
+/// Threads: traced graphs are immutable, so `compile` and `lower` may run
+/// on several threads at once, on the same outputs too; a `Program` is a
+/// value that many threads may run (`Runtime::run_compiled`).
 struct CompileOptions {
   bool constant_folding = true;    ///< hoist constant-only instructions (computed once per runtime)
   bool transpose_folding = true;   ///< fold transposes into dot_general operands (may reorder a contraction's sum)

@@ -18,6 +18,12 @@
 /// shape, strides and offset. Everything that allocates says so in its
 /// documentation (`contiguous`, `duplicate`, `reshape_copy`, factories, ops).
 ///
+/// **Threads.** Copying, destroying and reading handles from several threads
+/// is safe (the storage's reference count is atomic), also when they share a
+/// storage. Writing elements (`set`, a kernel writing an output, `copy_from`)
+/// is not synchronised: no other thread may read or write that storage
+/// meanwhile.
+///
 /// This layer holds data, views, copies and element access only. Functions
 /// that compute (`add`, `matmul`, `sum`, ...) are free functions of the ops
 /// layer that take the backend that runs them: `tenferro::matmul(a, b,
