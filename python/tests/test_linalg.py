@@ -41,3 +41,37 @@ def test_singular_solve_raises_linalg_error():
     a = np.zeros((3, 3))
     with pytest.raises(tf.LinalgError, match="singular"):
         tf.linalg.solve(tf.from_dlpack(a), tf.from_dlpack(np.ones((3, 1))))
+
+
+def test_cholesky_slogdet_pinv_matrix_exp_vector_norm():
+    a = rng.standard_normal((4, 4))
+    spd = a @ a.T + 4 * np.eye(4)
+    ts = tf.from_dlpack(spd)
+    l = arr(tf.linalg.cholesky(ts))
+    np.testing.assert_allclose(l, np.linalg.cholesky(spd), rtol=1e-12, atol=1e-13)
+    sign, logabs = tf.linalg.slogdet(tf.from_dlpack(a))
+    ns, nl = np.linalg.slogdet(a)
+    assert arr(sign) == ns
+    np.testing.assert_allclose(arr(logabs), nl, rtol=1e-12)
+    r = rng.standard_normal((5, 3))
+    np.testing.assert_allclose(arr(tf.linalg.pinv(tf.from_dlpack(r))), np.linalg.pinv(r), rtol=1e-11, atol=1e-12)
+    # exp of a block of commuting rotations: exp([[0, -t], [t, 0]]) = [[cos t, -sin t], [sin t, cos t]]
+    rot = np.array([[0.0, -0.7], [0.7, 0.0]])
+    np.testing.assert_allclose(arr(tf.linalg.matrix_exp(tf.from_dlpack(rot))),
+                               [[np.cos(0.7), -np.sin(0.7)], [np.sin(0.7), np.cos(0.7)]], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(arr(tf.linalg.vector_norm(tf.from_dlpack(r), 3.0)),
+                               np.sum(np.abs(r) ** 3, axis=0) ** (1 / 3), rtol=1e-13)  # along axis 0
+
+
+def test_linalg_on_eager_tensors_records_and_matches():
+    a = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    e = tf.from_dlpack(a).requires_grad_()
+    tf.linalg.det(e).backward()
+    # d det(A) / dA = det(A) A^{-T}
+    np.testing.assert_allclose(arr(e.grad), np.linalg.det(a) * np.linalg.inv(a).T, rtol=1e-11)
+
+
+def test_not_positive_definite_is_a_linalg_error():
+    with pytest.raises(tf.LinalgError) as e:
+        tf.linalg.cholesky(tf.from_dlpack(-np.eye(3)))
+    assert "cholesky" in str(e.value)
