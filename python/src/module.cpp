@@ -159,17 +159,20 @@ NB_MODULE(_tenferro, m) {
   m.doc() = "tenferro: column-major tensors, DLPack interop, einsum, linalg, fft, eager AD, traced programs, file I/O";
 
   // ---- errors: tenferro.Error and its subclasses, carrying the C++ message.
+  // Each also derives from the matching Python built-in, so that
+  // `except ValueError` catches tenferro.ValueError and ShapeError too.
   nb::exception<Error> error(m, "Error");
-  nb::exception<ShapeError>(m, "ShapeError", error);
-  nb::exception<DTypeError>(m, "DTypeError", error);
+  auto both = [&error](PyObject* builtin) { return nb::make_tuple(error, nb::handle(builtin)); };
+  nb::exception<ShapeError>(m, "ShapeError", both(PyExc_ValueError));
+  nb::exception<DTypeError>(m, "DTypeError", both(PyExc_TypeError));
   nb::exception<DeviceError>(m, "DeviceError", error);
-  nb::exception<IndexError>(m, "IndexError", error);
-  nb::exception<ValueError>(m, "ValueError", error);
-  nb::exception<UnimplementedError>(m, "UnimplementedError", error);
-  nb::exception<BackendError>(m, "BackendError", error);
-  nb::exception<LinalgError>(m, "LinalgError", error);
-  nb::exception<InternalError>(m, "InternalError", error);
-  nb::exception<io::FormatError>(m, "FormatError", error);
+  nb::exception<IndexError>(m, "IndexError", both(PyExc_IndexError));
+  nb::exception<ValueError>(m, "ValueError", both(PyExc_ValueError));
+  nb::exception<UnimplementedError>(m, "UnimplementedError", both(PyExc_NotImplementedError));
+  nb::exception<BackendError>(m, "BackendError", both(PyExc_RuntimeError));
+  nb::exception<LinalgError>(m, "LinalgError", both(PyExc_ArithmeticError));
+  nb::exception<InternalError>(m, "InternalError", both(PyExc_RuntimeError));
+  nb::exception<io::FormatError>(m, "FormatError", both(PyExc_ValueError));
 
   nb::enum_<DType>(m, "DType", "Element type of a tensor")
       .value("float32", DType::f32)

@@ -110,3 +110,18 @@ def test_bad_files_raise_format_error_with_the_cpp_message(tmp_path):
 def test_view_errors_carry_the_cpp_message():
     with pytest.raises(tf.Error, match="reshape"):
         tf.arange(6).reshape([4])
+
+
+def test_error_hierarchy_mirrors_cpp_and_python_builtins():
+    for name, builtin in [("ShapeError", ValueError), ("DTypeError", TypeError), ("IndexError", IndexError),
+                          ("ValueError", ValueError), ("UnimplementedError", NotImplementedError),
+                          ("LinalgError", ArithmeticError), ("FormatError", ValueError),
+                          ("DeviceError", Exception), ("BackendError", RuntimeError),
+                          ("InternalError", RuntimeError)]:
+        cls = getattr(tf, name)
+        assert issubclass(cls, tf.Error) and issubclass(cls, builtin), name
+    with pytest.raises(ValueError) as e:  # a Python ValueError too
+        tf.zeros([2, 3]) + tf.zeros([4, 5])
+    assert isinstance(e.value, tf.ShapeError) and "[2, 3]" in str(e.value)
+    with pytest.raises(TypeError):
+        tf.from_dlpack(np.zeros(2, dtype=np.uint8))
