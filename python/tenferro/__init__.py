@@ -82,6 +82,19 @@ def einsum_path(subscripts, *operands, optimizer="automatic", path=None, memory_
     return _einsum_path(subscripts, shapes, optimizer, path, float(memory_limit), seed, float(effort))
 
 
+def trace(fn, **inputs):
+    """Traces `fn` on named program inputs and compiles it once.
+
+    Each keyword gives an input as (dtype, shape), extents ints or `Dim`s;
+    `fn` is called with TracedTensors of those names and returns one
+    TracedTensor or a list of them. Returns the `Program`:
+
+        prog = tf.trace(lambda x: (x * x).sum(0), x=(tf.float64, (tf.Dim("n"), 3)))
+        outs = prog(x=np.ones((5, 3)))"""
+    traced = {name: TracedTensor.input(name, dtype, tuple(shape)) for name, (dtype, shape) in inputs.items()}
+    return compile(fn(**traced))
+
+
 _TYPESTR = {DType.float32: "<f4", DType.float64: "<f8", DType.complex64: "<c8", DType.complex128: "<c16",
             DType.int32: "<i4", DType.int64: "<i8", DType.bool: "|b1"}
 _ITEMSIZE = {DType.float32: 4, DType.float64: 8, DType.complex64: 8, DType.complex128: 16, DType.int32: 4,
@@ -104,5 +117,5 @@ EagerTensor.__array_interface__ = property(_array_interface)
 __all__ = ["Tensor", "EagerTensor", "TracedTensor", "Dim", "Program", "DType", "Error", "ShapeError",
            "DTypeError", "DeviceError", "IndexError", "ValueError", "UnimplementedError", "BackendError",
            "LinalgError", "InternalError", "FormatError", "from_dlpack", "einsum", "einsum_path", "zeros",
-           "ones", "arange", "compile", "grad", "vjp", "jvp", "hvp", "io", "linalg", "fft", "float32",
+           "ones", "arange", "compile", "trace", "grad", "vjp", "jvp", "hvp", "io", "linalg", "fft", "float32",
            "float64", "complex64", "complex128", "int32", "int64", "bool_"]

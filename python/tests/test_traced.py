@@ -71,3 +71,14 @@ def test_traced_errors_carry_the_cpp_message():
         prog(np.zeros((2, 3)), x=np.zeros((2, 3)))
     with pytest.raises(tf.ValueError):
         tf.Dim("1bad")
+
+
+def test_trace_helper_names_inputs_and_compiles_once():
+    n = tf.Dim("n")
+    prog = tf.trace(lambda x, y: [(x * y).sum(0), x @ y.transpose()], x=(tf.float64, (n, 2)), y=(tf.float64, (n, 2)))
+    assert sorted(prog.inputs) == ["x", "y"]
+    for size in (3, 5):
+        a, b = rng.standard_normal((size, 2)), rng.standard_normal((size, 2))
+        s, m = prog(x=a, y=b)
+        np.testing.assert_allclose(np.asarray(s), (a * b).sum(0), rtol=1e-14)
+        np.testing.assert_allclose(np.asarray(m), a @ b.T, rtol=1e-13)
