@@ -117,26 +117,32 @@ H op_convert(const H& a, tenferro::DType d) {
 /// computes a op b for two H, `fs(a, s)` with a Scalar, `rs(s, a)` s op a.
 template <class H, class F, class FS, class RS>
 void binary(nb::class_<H>& cls, const char* name, const char* rname, F f, FS fs, RS rs) {
-  cls.def(name, [f](const H& a, const H& b) {
+  // Operators answer NotImplemented to operands they do not take (so that
+  // Python tries the reflected form); named methods raise TypeError.
+  const bool is_op = name[0] == '_';
+  auto def = [&cls, is_op](const char* n, auto fn) {
+    if (is_op) cls.def(n, fn, nb::is_operator());
+    else cls.def(n, fn);
+  };
+  def(name, [f](const H& a, const H& b) {
     nb::gil_scoped_release nogil;
     return f(a, b);
-  }, nb::is_operator());
+  });
   if constexpr (!is_tensor<H>) {
-    cls.def(name, [f](const H& a, const Tensor& b) { return f(a, lift<H>(b)); }, nb::is_operator());
-    if (rname)
-      cls.def(rname, [f](const H& a, const Tensor& b) { return f(lift<H>(b), a); }, nb::is_operator());
+    def(name, [f](const H& a, const Tensor& b) { return f(a, lift<H>(b)); });
+    if (rname) def(rname, [f](const H& a, const Tensor& b) { return f(lift<H>(b), a); });
   }
   auto with_scalar = [&](auto tag) {
     using S = decltype(tag);
-    cls.def(name, [fs](const H& a, S b) {
+    def(name, [fs](const H& a, S b) {
       nb::gil_scoped_release nogil;
       return fs(a, Scalar(b));
-    }, nb::is_operator());
+    });
     if (rname)
-      cls.def(rname, [rs](const H& a, S b) {
+      def(rname, [rs](const H& a, S b) {
         nb::gil_scoped_release nogil;
         return rs(Scalar(b), a);
-      }, nb::is_operator());
+      });
   };
   with_scalar(std::int64_t{});
   with_scalar(double{});

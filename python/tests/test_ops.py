@@ -89,3 +89,13 @@ def test_elementwise_math_reductions_comparisons():
     np.testing.assert_allclose(arr(t.astype(tf.float32)), x.astype(np.float32))
     with pytest.raises(tf.IndexError):
         t.sum(5)
+
+
+def test_unsupported_operands_raise_type_error():
+    t = tf.from_dlpack(np.ones(3))
+    with pytest.raises(TypeError):
+        t + "x"  # the operator answers NotImplemented, Python raises
+    with pytest.raises(TypeError):
+        t.maximum("x")
+    e = t.requires_grad_()
+    np.testing.assert_allclose(np.asarray((t + e).value), 2 * np.ones(3))  # Tensor + EagerTensor: reflected form
