@@ -38,6 +38,11 @@ PathOptions path_options(const std::string& optimizer, std::optional<std::vector
   return o;
 }
 
+linalg::NormOrder norm_order(nb::handle ord) {
+  if (nb::isinstance<nb::str>(ord)) return linalg::NormOrder(nb::cast<std::string>(ord).c_str());
+  return linalg::NormOrder(nb::cast<double>(ord));
+}
+
 fft::Norm norm_arg(const std::string& name, const char* op) {
   for (fft::Norm n : {fft::Norm::backward, fft::Norm::ortho, fft::Norm::forward})
     if (name == fft::norm_name(n)) return n;
@@ -175,6 +180,52 @@ void bind_functions(nb::module_& m) {
     la.def("vector_norm", [run](const H& a, double ord) {
       return run([&] { if constexpr (T) return linalg::vector_norm(a, host_backend(), ord); else return linalg::vector_norm(a, ord); });
     }, nb::arg("x"), nb::arg("ord") = 2.0, "(sum |x_i|^ord)^(1/ord) along axis 0 of x [n, batch...] (inf: max |x_i|).");
+    la.def("lu", [run](const H& a, bool permutation_matrix) {
+      return run([&] {
+        linalg::LuOptions o{.permutation_matrix = permutation_matrix};
+        auto r = [&] { if constexpr (T) return linalg::lu(a, host_backend(), o); else return linalg::lu(a, o); }();
+        return std::make_tuple(r.perm, r.l, r.u, r.p);
+      });
+    }, nb::arg("a"), nb::arg("permutation_matrix") = true,
+       "(perm, l, u, p) with p a = l u; row i of l u is row perm[i] of a (p is [0, 0] unless requested).");
+    la.def("eig", [run](const H& a) {
+      return run([&] {
+        auto r = [&] { if constexpr (T) return linalg::eig(a, host_backend()); else return linalg::eig(a); }();
+        return std::make_tuple(r.eigenvalues, r.eigenvectors);
+      });
+    }, nb::arg("a"), "(eigenvalues, right eigenvectors as columns) of a general square matrix (complex).");
+    la.def("eigvals", [run](const H& a) {
+      return run([&] { if constexpr (T) return linalg::eigvals(a, host_backend()); else return linalg::eigvals(a); });
+    }, nb::arg("a"), "Eigenvalues of a general square matrix (complex).");
+    la.def("lstsq", [run](const H& a, const H& b, double rcond) {
+      return run([&] {
+        linalg::LstsqOptions o{.rcond = rcond};
+        auto r = [&] { if constexpr (T) return linalg::lstsq(a, b, host_backend(), o); else return linalg::lstsq(a, b, o); }();
+        return std::make_tuple(r.solution, r.residuals, r.rank, r.singular_values);
+      });
+    }, nb::arg("a"), nb::arg("b"), nb::arg("rcond") = -1.0,
+       "(solution, residuals, rank, singular_values) of min ||a x - b|| (minimum norm when rank-deficient).");
+    la.def("triangular_solve", [run](const H& a, const H& b, bool lower, bool left, bool unit_diagonal) {
+      return run([&] {
+        linalg::TriangularSolveOptions o{.lower = lower, .left = left, .unit_diagonal = unit_diagonal};
+        if constexpr (T) return linalg::triangular_solve(a, b, host_backend(), o);
+        else return linalg::triangular_solve(a, b, o);
+      });
+    }, nb::arg("a"), nb::arg("b"), nb::arg("lower") = true, nb::arg("left") = true, nb::arg("unit_diagonal") = false,
+       "x with a x = b (left) or x a = b, a triangular.");
+    la.def("matrix_norm", [run](const H& a, nb::handle ord) {
+      const linalg::NormOrder o = norm_order(ord);
+      return run([&] { if constexpr (T) return linalg::matrix_norm(a, host_backend(), o); else return linalg::matrix_norm(a, o); });
+    }, nb::arg("a"), nb::arg("ord") = "fro", "Matrix norm: \"fro\", \"nuc\", 1, -1, 2, -2, inf, -inf.");
+    la.def("cond", [run](const H& a, nb::handle ord) {
+      const linalg::NormOrder o = norm_order(ord);
+      return run([&] { if constexpr (T) return linalg::cond(a, host_backend(), o); else return linalg::cond(a, o); });
+    }, nb::arg("a"), nb::arg("ord") = 2, "Condition number in the matrix norm `ord`.");
+    la.def("matrix_rank", [run](const H& a, double rtol, double atol) {
+      linalg::RankTolerance tol{.rtol = rtol, .atol = atol};
+      return run([&] { if constexpr (T) return linalg::matrix_rank(a, host_backend(), tol); else return linalg::matrix_rank(a, tol); });
+    }, nb::arg("a"), nb::arg("rtol") = -1.0, nb::arg("atol") = 0.0,
+       "Number of singular values above max(atol, rtol * s_max) (rtol < 0: max(m, n) * eps).");
   };
   bind_la(Tensor{});
   bind_la(EagerTensor{});

@@ -75,3 +75,47 @@ def test_not_positive_definite_is_a_linalg_error():
     with pytest.raises(tf.LinalgError) as e:
         tf.linalg.cholesky(tf.from_dlpack(-np.eye(3)))
     assert "cholesky" in str(e.value)
+
+
+def test_lu_eig_lstsq_triangular_solve():
+    a = rng.standard_normal((4, 4))
+    perm, l, u, p = tf.linalg.lu(tf.from_dlpack(a))
+    perm, l, u, p = arr(perm), arr(l), arr(u), arr(p)
+    np.testing.assert_allclose(l @ u, a[perm], atol=1e-13)
+    np.testing.assert_allclose(p @ a, l @ u, atol=1e-13)
+    assert np.allclose(np.triu(l, 1), 0) and np.allclose(np.diag(l), 1) and np.allclose(np.tril(u, -1), 0)
+    w, v = tf.linalg.eig(tf.from_dlpack(a))
+    w, v = arr(w), arr(v)
+    np.testing.assert_allclose(a @ v, v * w, atol=1e-12)
+    np.testing.assert_allclose(np.sort_complex(arr(tf.linalg.eigvals(tf.from_dlpack(a)))),
+                               np.sort_complex(np.linalg.eigvals(a)), rtol=1e-12)
+    tall, rhs = rng.standard_normal((6, 3)), rng.standard_normal((6, 2))
+    x, res, rank, sv = tf.linalg.lstsq(tf.from_dlpack(tall), tf.from_dlpack(rhs))
+    nx, nres, nrank, nsv = np.linalg.lstsq(tall, rhs, rcond=None)
+    np.testing.assert_allclose(arr(x), nx, rtol=1e-11)
+    np.testing.assert_allclose(arr(res), nres, rtol=1e-10)
+    assert int(arr(rank)) == nrank
+    np.testing.assert_allclose(arr(sv), nsv, rtol=1e-13)
+    low = np.tril(a) + 4 * np.eye(4)
+    b = rng.standard_normal((4, 2))
+    np.testing.assert_allclose(arr(tf.linalg.triangular_solve(tf.from_dlpack(low), tf.from_dlpack(b))),
+                               np.linalg.solve(low, b), rtol=1e-12)
+    bt = rng.standard_normal((2, 4))  # x a = b with a upper triangular
+    up = low.T.copy()
+    np.testing.assert_allclose(arr(tf.linalg.triangular_solve(tf.from_dlpack(up), tf.from_dlpack(bt), lower=False,
+                                                              left=False)), bt @ np.linalg.inv(up), rtol=1e-12)
+
+
+def test_matrix_norm_cond_rank():
+    a = rng.standard_normal((4, 3))
+    t = tf.from_dlpack(a)
+    for ord in ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+        np.testing.assert_allclose(arr(tf.linalg.matrix_norm(t, ord)), np.linalg.norm(a, ord), rtol=1e-13,
+                                   err_msg=str(ord))
+    sq = rng.standard_normal((3, 3))
+    np.testing.assert_allclose(arr(tf.linalg.cond(tf.from_dlpack(sq))), np.linalg.cond(sq), rtol=1e-12)
+    np.testing.assert_allclose(arr(tf.linalg.cond(tf.from_dlpack(sq), "fro")), np.linalg.cond(sq, "fro"), rtol=1e-12)
+    low_rank = rng.standard_normal((5, 2)) @ rng.standard_normal((2, 4))
+    assert int(arr(tf.linalg.matrix_rank(tf.from_dlpack(low_rank)))) == np.linalg.matrix_rank(low_rank) == 2
+    with pytest.raises(tf.ValueError):
+        tf.linalg.matrix_norm(t, "bogus")
