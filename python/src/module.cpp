@@ -153,6 +153,56 @@ std::string repr(const Tensor& t) {
 
 std::vector<std::int64_t> as_vec(const SmallVec<std::int64_t>& v) { return v.to_vector(); }
 
+/// t[index]: a view (never a copy) for NumPy basic indexing with ints
+/// (negative count from the end), slices (any step; a negative one flips the
+/// axis) and one Ellipsis; axes not indexed are kept whole.
+Tensor getitem(const Tensor& t, nb::handle index) {
+  std::vector<nb::handle> items;
+  if (nb::isinstance<nb::tuple>(index)) {
+    for (nb::handle h : nb::borrow<nb::tuple>(index)) items.push_back(h);
+  } else {
+    items.push_back(index);
+  }
+  std::size_t ellipses = 0;
+  for (nb::handle h : items) ellipses += h.is(nb::ellipsis()) ? 1 : 0;
+  const std::int64_t n_indexed = static_cast<std::int64_t>(items.size() - ellipses);
+  TF_CHECK(ellipses <= 1, IndexError, "__getitem__", "an index can only have a single ellipsis");
+  TF_CHECK(n_indexed <= t.ndim(), IndexError, "__getitem__", "too many indices (", n_indexed,
+           ") for a tensor of shape ", t.shape());
+  Tensor out = t;
+  std::int64_t axis = 0;  // axis of `out` the next item applies to
+  for (nb::handle h : items) {
+    if (h.is(nb::ellipsis())) {
+      axis += t.ndim() - n_indexed;
+    } else if (nb::isinstance<nb::slice>(h)) {
+      const std::int64_t n = out.shape()[static_cast<std::size_t>(axis)];
+      auto [start, stop, step, len] = nb::borrow<nb::slice>(h).compute(static_cast<std::size_t>(n));
+      (void)stop;
+      const auto st = static_cast<std::int64_t>(start), sp = static_cast<std::int64_t>(step),
+                 ln = static_cast<std::int64_t>(len);
+      if (ln == 0) {
+        out = out.slice(axis, 0, 0);
+      } else if (sp > 0) {
+        out = out.slice(axis, st, st + (ln - 1) * sp + 1, sp);
+      } else {  // reversed: flip, then step forwards from the mirrored start
+        const std::int64_t first = n - 1 - st;
+        out = out.flip(DimVec{axis}).slice(axis, first, first + (ln - 1) * -sp + 1, -sp);
+      }
+      ++axis;
+    } else if (nb::isinstance<nb::int_>(h)) {
+      std::int64_t i = nb::cast<std::int64_t>(h);
+      const std::int64_t n = out.shape()[static_cast<std::size_t>(axis)];
+      TF_CHECK(i >= -n && i < n, IndexError, "__getitem__", "index ", i, " is out of range for axis ", axis,
+               " of extent ", n, " (shape ", t.shape(), ")");
+      out = out.select(axis, i < 0 ? i + n : i);
+    } else {
+      TF_THROW(IndexError, "__getitem__", "unsupported index of type ", nb::inst_name(h).c_str(),
+               " (ints, slices and one ellipsis make views)");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 NB_MODULE(_tenferro, m) {
@@ -204,6 +254,18 @@ NB_MODULE(_tenferro, m) {
       .def("transpose", &Tensor::transpose)
       .def("reshape", [](const Tensor& t, const std::vector<std::int64_t>& s) { return t.reshape(Shape(s)); },
            "A view with the new shape (column-major element order).")
+      .def("__getitem__", &getitem, nb::arg("index"),
+           "t[1, ::2], t[..., -1]: a view (ints, slices with any step, one ellipsis); never a copy.")
+      .def("__len__", [](const Tensor& t) {
+        TF_CHECK(t.ndim() > 0, IndexError, "__len__", "a rank-0 tensor has no length");
+        return t.shape()[0];
+      })
+      .def("flip", [](const Tensor& t, const std::vector<std::int64_t>& axes) { return t.flip(DimVec(axes)); },
+           nb::arg("axes"), "A view with the listed axes reversed (negative strides).")
+      .def("diagonal", &Tensor::diagonal, nb::arg("axis1") = 0, nb::arg("axis2") = 1, nb::arg("offset") = 0,
+           "A view of the diagonal of (axis1, axis2) as a new last axis.")
+      .def("broadcast_to", [](const Tensor& t, const std::vector<std::int64_t>& s) { return t.broadcast_to(Shape(s)); },
+           nb::arg("shape"), "A view broadcast to `shape` (stride 0 on broadcast axes).")
       .def("__dlpack__",
            [](const Tensor& t, nb::kwargs) { return to_ndarray(t); },
            "A DLPack capsule viewing this tensor (no copy); stream, max_version and copy are not used.")

@@ -125,3 +125,29 @@ def test_error_hierarchy_mirrors_cpp_and_python_builtins():
     assert isinstance(e.value, tf.ShapeError) and "[2, 3]" in str(e.value)
     with pytest.raises(TypeError):
         tf.from_dlpack(np.zeros(2, dtype=np.uint8))
+
+
+def test_indexing_makes_views_like_numpy():
+    x = np.arange(60.0).reshape(3, 4, 5)
+    t = tf.from_dlpack(x)
+    for index in [1, -1, (1, 2), (slice(None), 2), (slice(1, None), slice(None, None, 2)),
+                  (Ellipsis, -1), (0, Ellipsis, slice(None, None, -1)), slice(None, None, -2),
+                  (slice(3, 0, -2), slice(4, 5)), (slice(2, 2),), (1, 3, 4), Ellipsis]:
+        v = t[index]
+        ref = x[index]
+        assert v.shape == ref.shape, index
+        np.testing.assert_array_equal(np.asarray(v), ref, err_msg=str(index))
+        if not isinstance(ref, np.ndarray):  # NumPy returns a scalar: compare with its address in x
+            assert v.data_ptr == ptr(x) + int(np.dot(index, x.strides)), index
+        elif ref.size:
+            assert v.data_ptr == ptr(ref), index  # the same element first: a view, no copy
+    assert len(t) == 3
+    np.testing.assert_array_equal(np.asarray(t.flip([0, 2])), x[::-1, :, ::-1])
+    np.testing.assert_array_equal(np.asarray(tf.from_dlpack(x[0]).diagonal()), np.diagonal(x[0]))
+    np.testing.assert_array_equal(np.asarray(tf.arange(3).broadcast_to([2, 3])), np.broadcast_to(np.arange(3.0), (2, 3)))
+    with pytest.raises(tf.IndexError, match="out of range"):
+        t[3]
+    with pytest.raises(IndexError, match="too many indices"):
+        t[0, 0, 0, 0]
+    with pytest.raises(tf.IndexError, match="unsupported index"):
+        t[[0, 1]]
