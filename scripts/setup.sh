@@ -13,6 +13,8 @@ packages=(
   python3-pythran                               # ships pocketfft's header-only C++ FFT
   gnuplot-nox                                   # PNG plot of the flagship example
   clang libclang-rt-14-dev                      # libFuzzer for the einsum parser fuzzer
+  python3-venv python3-dev                      # the Python package: its venv and headers
+  python3-numpy python3-torch                   # ... and the peers its tests compare with
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -23,3 +25,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# The project-local venv of the Python package's tests (.venv-py; idempotent).
+bash "$(dirname "$0")/setup_python.sh"

@@ -1,30 +1,68 @@
 // tenferro._tenferro: the nanobind extension behind the `tenferro` Python
-// package. This first part binds tensors (metadata, views, copies, host
-// factories), zero-copy DLPack exchange both ways, tensor file I/O and the
-// error hierarchy; the Python-side names live in tenferro/__init__.py.
-#include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
+// package. This file binds tensors (metadata, views, copies, host
+// factories, the shared methods of common.hpp), zero-copy DLPack exchange
+// both ways, tensor file I/O and the error hierarchy; handles.cpp binds
+// eager AD and traced programs, functions.cpp einsum, linalg and fft. The
+// Python-side names live in tenferro/__init__.py.
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/pair.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
-#include <nanobind/stl/complex.h>
-#include <nanobind/stl/optional.h>
 #include <nanobind/stl/tuple.h>
 
-#include <optional>
 #include <sstream>
 #include <tenferro/cpu.hpp>
-#include <tenferro/einsum.hpp>
+#include <tenferro/fft.hpp>
 #include <tenferro/io.hpp>
 #include <tenferro/linalg.hpp>
-#include <tenferro/ops.hpp>
-#include <tenferro/tensor.hpp>
+
+#include "common.hpp"
+
+namespace tfpy {
+void bind_handles(nb::module_& m);
+void bind_functions(nb::module_& m);
+}  // namespace tfpy
 
 namespace nb = nanobind;
 using namespace tenferro;
+using tfpy::host_backend;
+
+namespace tfpy {
+
+tenferro::Backend& host_backend() {
+  static CpuBackend* backend = new CpuBackend();
+  return *backend;
+}
+
+const EagerRuntime& eager_runtime() {
+  static const EagerRuntime* rt = new EagerRuntime(host_backend());
+  return *rt;
+}
+
+const Runtime& program_runtime() {
+  static const Runtime* rt = new Runtime(Runtime::builder()
+                                             .register_engine(cpu_engine(host_backend()))
+                                             .register_family(linalg::family())
+                                             .register_family(fft::family())
+                                             .build());
+  return *rt;
+}
+
+Tensor to_tensor(nb::handle h) {
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
+  if (nb::isinstance<EagerTensor>(h)) return nb::cast<EagerTensor>(h).value();
+  nb::ndarray<nb::ro> a;
+  TF_CHECK(nb::try_cast(h, a), DTypeError, "to_tensor", "expected a tenferro.Tensor or a DLPack array, got ",
+           nb::inst_name(h).c_str());
+  return from_dlpack(a);
+}
+
+std::optional<DimVec> axes_arg(nb::handle axes) {
+  if (axes.is_none()) return std::nullopt;
+  if (nb::isinstance<nb::int_>(axes)) return DimVec{nb::cast<std::int64_t>(axes)};
+  return DimVec(nb::cast<std::vector<std::int64_t>>(axes));
+}
+
+}  // namespace tfpy
 
 namespace {
 
@@ -51,10 +89,12 @@ DType dtype_from_dlpack(nb::dlpack::dtype d) {
            " bits, ", int(d.lanes), " lanes) has no tenferro dtype (f32, f64, c64, c128, i32, i64, bool)");
 }
 
+}  // namespace
+
 /// A tensor viewing the memory of a DLPack-capable object (NumPy, PyTorch,
 /// JAX arrays): same data pointer, same strides; the object stays alive as
 /// long as the tensor's storage.
-Tensor from_dlpack(nb::ndarray<nb::ro> a) {
+Tensor tfpy::from_dlpack(nb::ndarray<nb::ro> a) {
   TF_CHECK(a.device_type() == kDLCPU, DeviceError, "from_dlpack", "the array lives on DLPack device ",
            a.device_type(), ":", a.device_id(), "; only host (CPU) arrays are supported so far");
   const DType dtype = dtype_from_dlpack(a.dtype());
@@ -88,6 +128,8 @@ Tensor from_dlpack(nb::ndarray<nb::ro> a) {
   return Tensor(std::move(storage), dtype, std::move(shape), std::move(strides), -lo);
 }
 
+namespace {
+
 /// A DLPack capsule ("dltensor") viewing `t` (a host tensor) that keeps `t`
 /// alive: what `__dlpack__` returns.
 nb::object to_ndarray(const Tensor& t) {
@@ -109,56 +151,78 @@ std::string repr(const Tensor& t) {
   return os.str();
 }
 
-/// The backend every eager call of the module runs on (created on first
-/// use and never destroyed, so that no kernel thread outlives the interpreter's teardown).
-CpuBackend& host_backend() {
-  static CpuBackend* backend = new CpuBackend();
-  return *backend;
-}
-
-/// Binds `name` and its reflected `rname` for tensor and Python-number
-/// operands: `tt(tensor, tensor)`, `ts(tensor, Scalar)`, `st(Scalar, tensor)`.
-template <class Class, class TT, class TS, class ST>
-void binary(Class& cls, const char* name, const char* rname, TT tt, TS ts, ST st) {
-  cls.def(name, [tt](const Tensor& a, const Tensor& b) {
-    nb::gil_scoped_release nogil;
-    return tt(a, b);
-  });
-  auto with_scalar = [&](auto tag) {
-    using S = decltype(tag);
-    cls.def(name, [ts](const Tensor& a, S b) {
-      nb::gil_scoped_release nogil;
-      return ts(a, Scalar(b));
-    });
-    cls.def(rname, [st](const Tensor& a, S b) {
-      nb::gil_scoped_release nogil;
-      return st(Scalar(b), a);
-    });
-  };
-  with_scalar(std::int64_t{});
-  with_scalar(double{});
-  with_scalar(std::complex<double>{});
-}
-
 std::vector<std::int64_t> as_vec(const SmallVec<std::int64_t>& v) { return v.to_vector(); }
+
+/// t[index]: a view (never a copy) for NumPy basic indexing with ints
+/// (negative count from the end), slices (any step; a negative one flips the
+/// axis) and one Ellipsis; axes not indexed are kept whole.
+Tensor getitem(const Tensor& t, nb::handle index) {
+  std::vector<nb::handle> items;
+  if (nb::isinstance<nb::tuple>(index)) {
+    for (nb::handle h : nb::borrow<nb::tuple>(index)) items.push_back(h);
+  } else {
+    items.push_back(index);
+  }
+  std::size_t ellipses = 0;
+  for (nb::handle h : items) ellipses += h.is(nb::ellipsis()) ? 1 : 0;
+  const std::int64_t n_indexed = static_cast<std::int64_t>(items.size() - ellipses);
+  TF_CHECK(ellipses <= 1, IndexError, "__getitem__", "an index can only have a single ellipsis");
+  TF_CHECK(n_indexed <= t.ndim(), IndexError, "__getitem__", "too many indices (", n_indexed,
+           ") for a tensor of shape ", t.shape());
+  Tensor out = t;
+  std::int64_t axis = 0;  // axis of `out` the next item applies to
+  for (nb::handle h : items) {
+    if (h.is(nb::ellipsis())) {
+      axis += t.ndim() - n_indexed;
+    } else if (nb::isinstance<nb::slice>(h)) {
+      const std::int64_t n = out.shape()[static_cast<std::size_t>(axis)];
+      auto [start, stop, step, len] = nb::borrow<nb::slice>(h).compute(static_cast<std::size_t>(n));
+      (void)stop;
+      const auto st = static_cast<std::int64_t>(start), sp = static_cast<std::int64_t>(step),
+                 ln = static_cast<std::int64_t>(len);
+      if (ln == 0) {
+        out = out.slice(axis, 0, 0);
+      } else if (sp > 0) {
+        out = out.slice(axis, st, st + (ln - 1) * sp + 1, sp);
+      } else {  // reversed: flip, then step forwards from the mirrored start
+        const std::int64_t first = n - 1 - st;
+        out = out.flip(DimVec{axis}).slice(axis, first, first + (ln - 1) * -sp + 1, -sp);
+      }
+      ++axis;
+    } else if (nb::isinstance<nb::int_>(h)) {
+      std::int64_t i = nb::cast<std::int64_t>(h);
+      const std::int64_t n = out.shape()[static_cast<std::size_t>(axis)];
+      TF_CHECK(i >= -n && i < n, IndexError, "__getitem__", "index ", i, " is out of range for axis ", axis,
+               " of extent ", n, " (shape ", t.shape(), ")");
+      out = out.select(axis, i < 0 ? i + n : i);
+    } else {
+      TF_THROW(IndexError, "__getitem__", "unsupported index of type ", nb::inst_name(h).c_str(),
+               " (ints, slices and one ellipsis make views)");
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
 NB_MODULE(_tenferro, m) {
-  m.doc() = "tenferro: column-major tensors, DLPack interop and tensor file I/O";
+  m.doc() = "tenferro: column-major tensors, DLPack interop, einsum, linalg, fft, eager AD, traced programs, file I/O";
 
   // ---- errors: tenferro.Error and its subclasses, carrying the C++ message.
+  // Each also derives from the matching Python built-in, so that
+  // `except ValueError` catches tenferro.ValueError and ShapeError too.
   nb::exception<Error> error(m, "Error");
-  nb::exception<ShapeError>(m, "ShapeError", error);
-  nb::exception<DTypeError>(m, "DTypeError", error);
+  auto both = [&error](PyObject* builtin) { return nb::make_tuple(error, nb::handle(builtin)); };
+  nb::exception<ShapeError>(m, "ShapeError", both(PyExc_ValueError));
+  nb::exception<DTypeError>(m, "DTypeError", both(PyExc_TypeError));
   nb::exception<DeviceError>(m, "DeviceError", error);
-  nb::exception<IndexError>(m, "IndexError", error);
-  nb::exception<ValueError>(m, "ValueError", error);
-  nb::exception<UnimplementedError>(m, "UnimplementedError", error);
-  nb::exception<BackendError>(m, "BackendError", error);
-  nb::exception<LinalgError>(m, "LinalgError", error);
-  nb::exception<InternalError>(m, "InternalError", error);
-  nb::exception<io::FormatError>(m, "FormatError", error);
+  nb::exception<IndexError>(m, "IndexError", both(PyExc_IndexError));
+  nb::exception<ValueError>(m, "ValueError", both(PyExc_ValueError));
+  nb::exception<UnimplementedError>(m, "UnimplementedError", both(PyExc_NotImplementedError));
+  nb::exception<BackendError>(m, "BackendError", both(PyExc_RuntimeError));
+  nb::exception<LinalgError>(m, "LinalgError", both(PyExc_ArithmeticError));
+  nb::exception<InternalError>(m, "InternalError", both(PyExc_RuntimeError));
+  nb::exception<io::FormatError>(m, "FormatError", both(PyExc_ValueError));
 
   nb::enum_<DType>(m, "DType", "Element type of a tensor")
       .value("float32", DType::f32)
@@ -190,6 +254,18 @@ NB_MODULE(_tenferro, m) {
       .def("transpose", &Tensor::transpose)
       .def("reshape", [](const Tensor& t, const std::vector<std::int64_t>& s) { return t.reshape(Shape(s)); },
            "A view with the new shape (column-major element order).")
+      .def("__getitem__", &getitem, nb::arg("index"),
+           "t[1, ::2], t[..., -1]: a view (ints, slices with any step, one ellipsis); never a copy.")
+      .def("__len__", [](const Tensor& t) {
+        TF_CHECK(t.ndim() > 0, IndexError, "__len__", "a rank-0 tensor has no length");
+        return t.shape()[0];
+      })
+      .def("flip", [](const Tensor& t, const std::vector<std::int64_t>& axes) { return t.flip(DimVec(axes)); },
+           nb::arg("axes"), "A view with the listed axes reversed (negative strides).")
+      .def("diagonal", &Tensor::diagonal, nb::arg("axis1") = 0, nb::arg("axis2") = 1, nb::arg("offset") = 0,
+           "A view of the diagonal of (axis1, axis2) as a new last axis.")
+      .def("broadcast_to", [](const Tensor& t, const std::vector<std::int64_t>& s) { return t.broadcast_to(Shape(s)); },
+           nb::arg("shape"), "A view broadcast to `shape` (stride 0 on broadcast axes).")
       .def("__dlpack__",
            [](const Tensor& t, nb::kwargs) { return to_ndarray(t); },
            "A DLPack capsule viewing this tensor (no copy); stream, max_version and copy are not used.")
@@ -197,50 +273,16 @@ NB_MODULE(_tenferro, m) {
         TF_CHECK(t.device().is_cpu(), DeviceError, "__dlpack_device__", "tensor is on ", t.device());
         return nb::make_tuple(kDLCPU, 0);
       })
-      .def("__repr__", &repr);
-  // Arithmetic on the CPU backend (broadcasting and promotion of the op layer).
-  binary(
-      tensor_cls, "__add__", "__radd__", [](const Tensor& a, const Tensor& b) { return add(a, b, host_backend()); },
-      [](const Tensor& a, Scalar b) { return add(a, b, host_backend()); },
-      [](Scalar a, const Tensor& b) { return add(b, a, host_backend()); });
-  binary(
-      tensor_cls, "__sub__", "__rsub__", [](const Tensor& a, const Tensor& b) { return sub(a, b, host_backend()); },
-      [](const Tensor& a, Scalar b) { return sub(a, b, host_backend()); },
-      [](Scalar a, const Tensor& b) { return sub(a, b, host_backend()); });
-  binary(
-      tensor_cls, "__mul__", "__rmul__", [](const Tensor& a, const Tensor& b) { return mul(a, b, host_backend()); },
-      [](const Tensor& a, Scalar b) { return mul(a, b, host_backend()); },
-      [](Scalar a, const Tensor& b) { return mul(b, a, host_backend()); });
-  binary(
-      tensor_cls, "__truediv__", "__rtruediv__", [](const Tensor& a, const Tensor& b) { return div(a, b, host_backend()); },
-      [](const Tensor& a, Scalar b) { return div(a, b, host_backend()); },
-      [](Scalar a, const Tensor& b) { return div(a, b, host_backend()); });
-  tensor_cls.def("__matmul__", [](const Tensor& a, const Tensor& b) {
-    nb::gil_scoped_release nogil;
-    return matmul(a, b, host_backend());
-  });
-  tensor_cls.def("__neg__", [](const Tensor& a) { return neg(a, host_backend()); });
-  tensor_cls.def(
-      "sum",
-      [](const Tensor& a, std::optional<std::vector<std::int64_t>> axes) {
-        nb::gil_scoped_release nogil;
-        return axes ? sum(a, DimVec(*axes), host_backend()) : sum(a, host_backend());
-      },
-      nb::arg("axes") = nb::none(), "Sum over `axes` (all axes when None).");
+      .def("__repr__", &repr)
+      .def("requires_grad_", [](const Tensor& t) { return tfpy::eager_runtime().tensor(t).requires_grad(); },
+           "An eager leaf viewing this tensor whose gradient backward() accumulates (`leaf.grad`).");
+  // Arithmetic, comparisons, elementwise math and reductions on the CPU
+  // backend (broadcasting and promotion of the op layer; common.hpp).
+  tfpy::bind_common(tensor_cls);
 
-  m.def("from_dlpack", &from_dlpack, nb::arg("array"),
+  m.def("from_dlpack", &tfpy::from_dlpack, nb::arg("array"),
         "A tensor viewing a DLPack-capable array (NumPy, PyTorch, JAX) without copying: "
         "same memory, same strides (a C-order array arrives as a row-major view).");
-  m.def(
-      "einsum",
-      [](const std::string& subscripts, nb::args operands) {
-        std::vector<Tensor> ts;
-        for (nb::handle h : operands) ts.push_back(nb::cast<Tensor>(h));
-        nb::gil_scoped_release nogil;
-        return einsum(subscripts, ts, host_backend());
-      },
-      nb::arg("subscripts"), nb::arg("operands"),
-      "einsum(\"ij,jk->ik\", a, b): contraction with an optimised path, on the CPU.");
   m.def("zeros", [](const std::vector<std::int64_t>& s, DType d) { return Tensor::zeros(Shape(s), d); },
         nb::arg("shape"), nb::arg("dtype") = DType::f64);
   m.def("ones", [](const std::vector<std::int64_t>& s, DType d) { return Tensor::ones(Shape(s), d); },
@@ -248,42 +290,8 @@ NB_MODULE(_tenferro, m) {
   m.def("arange", [](std::int64_t n, DType d) { return Tensor::arange(n, d); }, nb::arg("n"),
         nb::arg("dtype") = DType::f64);
 
-  // ---- linalg (LAPACK on the CPU backend; batch axes trailing, as in C++)
-  nb::module_ la = m.def_submodule("linalg", "Linear algebra on the CPU backend (LAPACK)");
-  la.def(
-      "svd",
-      [](const Tensor& a, bool full_matrices) {
-        nb::gil_scoped_release nogil;
-        auto r = linalg::svd(a, host_backend(), {.full_matrices = full_matrices});
-        return std::make_tuple(r.u, r.s, r.vh);
-      },
-      nb::arg("a"), nb::arg("full_matrices") = false, "(u, s, vh) with a = u diag(s) vh, s descending.");
-  la.def("svdvals", [](const Tensor& a) {
-    nb::gil_scoped_release nogil;
-    return linalg::svdvals(a, host_backend());
-  }, nb::arg("a"), "Singular values, descending.");
-  la.def("qr", [](const Tensor& a) {
-    nb::gil_scoped_release nogil;
-    auto r = linalg::qr(a, host_backend());
-    return std::make_tuple(r.q, r.r);
-  }, nb::arg("a"), "(q, r), reduced.");
-  la.def("eigh", [](const Tensor& a) {
-    nb::gil_scoped_release nogil;
-    auto r = linalg::eigh(a, host_backend());
-    return std::make_tuple(r.eigenvalues, r.eigenvectors);
-  }, nb::arg("a"), "(eigenvalues ascending, eigenvectors as columns) of a Hermitian matrix.");
-  la.def("solve", [](const Tensor& a, const Tensor& b) {
-    nb::gil_scoped_release nogil;
-    return linalg::solve(a, b, host_backend());
-  }, nb::arg("a"), nb::arg("b"), "x with a x = b.");
-  la.def("inv", [](const Tensor& a) {
-    nb::gil_scoped_release nogil;
-    return linalg::inv(a, host_backend());
-  }, nb::arg("a"));
-  la.def("det", [](const Tensor& a) {
-    nb::gil_scoped_release nogil;
-    return linalg::det(a, host_backend());
-  }, nb::arg("a"));
+  tfpy::bind_handles(m);
+  tfpy::bind_functions(m);
 
   // ---- io
   nb::module_ io_m = m.def_submodule("io", "Tensor files: .npy, .npz, safetensors");

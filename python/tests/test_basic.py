@@ -51,9 +51,12 @@ def test_back_to_numpy_without_copy():
 def test_every_dtype_round_trips(dtype):
     x = (np.arange(6).reshape(2, 3) % 2).astype(dtype)
     t = tf.from_dlpack(x)
-    y = np.from_dlpack(t)
-    assert y.dtype == x.dtype and ptr(y) == ptr(x)
+    y = np.asarray(t)  # NumPy's array interface: every dtype
+    assert y.dtype == x.dtype and ptr(y) == ptr(x) and y.strides == x.strides
     np.testing.assert_array_equal(y, x)
+    if dtype is not np.bool_ or np.lib.NumpyVersion(np.__version__) >= "1.25.0":  # bool DLPack: NumPy >= 1.25
+        z = np.from_dlpack(t)
+        assert z.dtype == x.dtype and ptr(z) == ptr(x)
 
 
 def test_the_source_outlives_its_name():
@@ -107,3 +110,44 @@ def test_bad_files_raise_format_error_with_the_cpp_message(tmp_path):
 def test_view_errors_carry_the_cpp_message():
     with pytest.raises(tf.Error, match="reshape"):
         tf.arange(6).reshape([4])
+
+
+def test_error_hierarchy_mirrors_cpp_and_python_builtins():
+    for name, builtin in [("ShapeError", ValueError), ("DTypeError", TypeError), ("IndexError", IndexError),
+                          ("ValueError", ValueError), ("UnimplementedError", NotImplementedError),
+                          ("LinalgError", ArithmeticError), ("FormatError", ValueError),
+                          ("DeviceError", Exception), ("BackendError", RuntimeError),
+                          ("InternalError", RuntimeError)]:
+        cls = getattr(tf, name)
+        assert issubclass(cls, tf.Error) and issubclass(cls, builtin), name
+    with pytest.raises(ValueError) as e:  # a Python ValueError too
+        tf.zeros([2, 3]) + tf.zeros([4, 5])
+    assert isinstance(e.value, tf.ShapeError) and "[2, 3]" in str(e.value)
+    with pytest.raises(TypeError):
+        tf.from_dlpack(np.zeros(2, dtype=np.uint8))
+
+
+def test_indexing_makes_views_like_numpy():
+    x = np.arange(60.0).reshape(3, 4, 5)
+    t = tf.from_dlpack(x)
+    for index in [1, -1, (1, 2), (slice(None), 2), (slice(1, None), slice(None, None, 2)),
+                  (Ellipsis, -1), (0, Ellipsis, slice(None, None, -1)), slice(None, None, -2),
+                  (slice(3, 0, -2), slice(4, 5)), (slice(2, 2),), (1, 3, 4), Ellipsis]:
+        v = t[index]
+        ref = x[index]
+        assert v.shape == ref.shape, index
+        np.testing.assert_array_equal(np.asarray(v), ref, err_msg=str(index))
+        if not isinstance(ref, np.ndarray):  # NumPy returns a scalar: compare with its address in x
+            assert v.data_ptr == ptr(x) + int(np.dot(index, x.strides)), index
+        elif ref.size:
+            assert v.data_ptr == ptr(ref), index  # the same element first: a view, no copy
+    assert len(t) == 3
+    np.testing.assert_array_equal(np.asarray(t.flip([0, 2])), x[::-1, :, ::-1])
+    np.testing.assert_array_equal(np.asarray(tf.from_dlpack(x[0]).diagonal()), np.diagonal(x[0]))
+    np.testing.assert_array_equal(np.asarray(tf.arange(3).broadcast_to([2, 3])), np.broadcast_to(np.arange(3.0), (2, 3)))
+    with pytest.raises(tf.IndexError, match="out of range"):
+        t[3]
+    with pytest.raises(IndexError, match="too many indices"):
+        t[0, 0, 0, 0]
+    with pytest.raises(tf.IndexError, match="unsupported index"):
+        t[[0, 1]]
