@@ -221,6 +221,7 @@ NB_MODULE(_tenferro, m) {
   nb::exception<UnimplementedError>(m, "UnimplementedError", both(PyExc_NotImplementedError));
   nb::exception<BackendError>(m, "BackendError", both(PyExc_RuntimeError));
   nb::exception<LinalgError>(m, "LinalgError", both(PyExc_ArithmeticError));
+  nb::exception<MemoryError>(m, "MemoryError", both(PyExc_MemoryError));
   nb::exception<InternalError>(m, "InternalError", both(PyExc_RuntimeError));
   nb::exception<io::FormatError>(m, "FormatError", both(PyExc_ValueError));
 

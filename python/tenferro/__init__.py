@@ -29,6 +29,7 @@ from ._tenferro import (  # noqa: F401
     IndexError,
     InternalError,
     LinalgError,
+    MemoryError,
     Program,
     ShapeError,
     Tensor,
@@ -116,6 +117,6 @@ EagerTensor.__array_interface__ = property(_array_interface)
 
 __all__ = ["Tensor", "EagerTensor", "TracedTensor", "Dim", "Program", "DType", "Error", "ShapeError",
            "DTypeError", "DeviceError", "IndexError", "ValueError", "UnimplementedError", "BackendError",
-           "LinalgError", "InternalError", "FormatError", "from_dlpack", "einsum", "einsum_path", "zeros",
+           "LinalgError", "MemoryError", "InternalError", "FormatError", "from_dlpack", "einsum", "einsum_path", "zeros",
            "ones", "arange", "compile", "trace", "grad", "vjp", "jvp", "hvp", "io", "linalg", "fft", "float32",
            "float64", "complex64", "complex128", "int32", "int64", "bool_"]

@@ -117,7 +117,7 @@ def test_error_hierarchy_mirrors_cpp_and_python_builtins():
                           ("ValueError", ValueError), ("UnimplementedError", NotImplementedError),
                           ("LinalgError", ArithmeticError), ("FormatError", ValueError),
                           ("DeviceError", Exception), ("BackendError", RuntimeError),
-                          ("InternalError", RuntimeError)]:
+                          ("InternalError", RuntimeError), ("MemoryError", MemoryError)]:
         cls = getattr(tf, name)
         assert issubclass(cls, tf.Error) and issubclass(cls, builtin), name
     with pytest.raises(ValueError) as e:  # a Python ValueError too
@@ -125,6 +125,9 @@ def test_error_hierarchy_mirrors_cpp_and_python_builtins():
     assert isinstance(e.value, tf.ShapeError) and "[2, 3]" in str(e.value)
     with pytest.raises(TypeError):
         tf.from_dlpack(np.zeros(2, dtype=np.uint8))
+    with pytest.raises(MemoryError) as e:  # over the host memory limit, refused before allocating
+        tf.zeros([1 << 20, 1 << 20], tf.float64)
+    assert isinstance(e.value, tf.MemoryError) and "8796093022208 bytes" in str(e.value)
 
 
 def test_indexing_makes_views_like_numpy():
