@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <tenferro/cpu.hpp>
-#include <tenferro/runtime.hpp>
 #include <tenferro/ops/kernels.hpp>
+#include <tenferro/runtime.hpp>
 #include <tenferro/tensor.hpp>
 #include <tenferro_blis/blis_provider.hpp>
 
@@ -26,7 +26,9 @@ inline Tensor random(const Shape& shape, DType dtype, std::uint64_t seed) {
   return Tensor::uniform(shape, dtype, seed, -1.0, 1.0);
 }
 
-inline bool contains(const DimVec& v, std::int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+inline bool contains(const DimVec& v, std::int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 // Steps `idx` through the box `ext` (first index fastest); false at the end.
 inline bool next_index(std::vector<std::int64_t>& idx, const std::vector<std::int64_t>& ext) {
@@ -42,10 +44,14 @@ template <class T>
 Tensor reference_dot(const DotGeneralAttrs& d, const Tensor& a, const Tensor& b) {
   DimVec af, bf;
   for (std::int64_t i = 0; i < a.ndim(); ++i)
-    if (!contains(d.lhs_batching_dimensions, i) && !contains(d.lhs_contracting_dimensions, i)) af.push_back(i);
+    if (!contains(d.lhs_batching_dimensions, i) && !contains(d.lhs_contracting_dimensions, i))
+      af.push_back(i);
   for (std::int64_t i = 0; i < b.ndim(); ++i)
-    if (!contains(d.rhs_batching_dimensions, i) && !contains(d.rhs_contracting_dimensions, i)) bf.push_back(i);
-  auto ext = [](const Tensor& t, std::int64_t axis) { return t.shape()[static_cast<std::size_t>(axis)]; };
+    if (!contains(d.rhs_batching_dimensions, i) && !contains(d.rhs_contracting_dimensions, i))
+      bf.push_back(i);
+  auto ext = [](const Tensor& t, std::int64_t axis) {
+    return t.shape()[static_cast<std::size_t>(axis)];
+  };
   Shape out_shape;
   for (auto x : d.lhs_batching_dimensions) out_shape.push_back(ext(a, x));
   for (auto x : af) out_shape.push_back(ext(a, x));
@@ -65,7 +71,8 @@ Tensor reference_dot(const DotGeneralAttrs& d, const Tensor& a, const Tensor& b)
       ib[static_cast<std::size_t>(d.rhs_batching_dimensions[i])] = o[i];
     }
     for (std::size_t i = 0; i < af.size(); ++i) ia[static_cast<std::size_t>(af[i])] = o[nb + i];
-    for (std::size_t i = 0; i < bf.size(); ++i) ib[static_cast<std::size_t>(bf[i])] = o[nb + af.size() + i];
+    for (std::size_t i = 0; i < bf.size(); ++i)
+      ib[static_cast<std::size_t>(bf[i])] = o[nb + af.size() + i];
     T acc(0);
     bool empty = false;
     for (auto e : kext) empty = empty || e == 0;
@@ -86,12 +93,18 @@ Tensor reference_dot(const DotGeneralAttrs& d, const Tensor& a, const Tensor& b)
 
 inline Tensor reference(const DotGeneralAttrs& d, const Tensor& a, const Tensor& b) {
   switch (a.dtype()) {
-    case DType::f32: return reference_dot<float>(d, a, b);
-    case DType::f64: return reference_dot<double>(d, a, b);
-    case DType::c64: return reference_dot<std::complex<float>>(d, a, b);
-    case DType::c128: return reference_dot<std::complex<double>>(d, a, b);
-    case DType::i64: return reference_dot<std::int64_t>(d, a, b);
-    default: throw ValueError("reference: dtype not covered by the test");
+    case DType::f32:
+      return reference_dot<float>(d, a, b);
+    case DType::f64:
+      return reference_dot<double>(d, a, b);
+    case DType::c64:
+      return reference_dot<std::complex<float>>(d, a, b);
+    case DType::c128:
+      return reference_dot<std::complex<double>>(d, a, b);
+    case DType::i64:
+      return reference_dot<std::int64_t>(d, a, b);
+    default:
+      throw ValueError("reference: dtype not covered by the test");
   }
 }
 
@@ -103,14 +116,23 @@ inline std::vector<std::complex<double>> values(const Tensor& t) {
     for (T x : t.to_vec_col_major<T>()) v.emplace_back(x);
   };
   switch (t.dtype()) {
-    case DType::f32: take.operator()<float>(); break;
-    case DType::f64: take.operator()<double>(); break;
-    case DType::c64: take.operator()<std::complex<float>>(); break;
-    case DType::c128: take.operator()<std::complex<double>>(); break;
+    case DType::f32:
+      take.operator()<float>();
+      break;
+    case DType::f64:
+      take.operator()<double>();
+      break;
+    case DType::c64:
+      take.operator()<std::complex<float>>();
+      break;
+    case DType::c128:
+      take.operator()<std::complex<double>>();
+      break;
     case DType::i64:
       for (auto x : t.to_vec_col_major<std::int64_t>()) v.emplace_back(static_cast<double>(x));
       break;
-    default: throw ValueError("values: dtype not covered by the test");
+    default:
+      throw ValueError("values: dtype not covered by the test");
   }
   return v;
 }
@@ -141,11 +163,12 @@ inline double tolerance(DType d, std::int64_t k) {
 struct Counter {
   std::shared_ptr<int> calls = std::make_shared<int>(0);
   void add_to(Backend& backend) const {
-    backend.kernels().add(OpKind::dot_general, DeviceKind::cpu, "counter",
-                          [c = calls](OpKind, const Attrs&, std::span<const Tensor>, const Tensor&, Backend&) {
-                            ++*c;
-                            return false;
-                          });
+    backend.kernels().add(
+        OpKind::dot_general, DeviceKind::cpu, "counter",
+        [c = calls](OpKind, const Attrs&, std::span<const Tensor>, const Tensor&, Backend&) {
+          ++*c;
+          return false;
+        });
   }
   int count() const { return *calls; }
 };

@@ -51,14 +51,16 @@ inline std::vector<Instance> load_instances(const std::string& dir) {
       inst.opt_flops.emplace_back(step.at(0).get<int>(), step.at(1).get<int>());
     out.push_back(std::move(inst));
   }
-  if (out.empty()) throw tenferro::ValueError("load_instances: no einsum instance in '" + dir + "'");
+  if (out.empty())
+    throw tenferro::ValueError("load_instances: no einsum instance in '" + dir + "'");
   return out;
 }
 
 /// Operand k, uniform in [-1, 1), scaled so that every summed label of
 /// extent n that appears in c operands contributes n^(-1/(2c)) to each:
 /// contractions of the whole network stay of order one.
-inline tenferro::Tensor instance_operand(const Instance& inst, std::size_t k, tenferro::DType dtype) {
+inline tenferro::Tensor instance_operand(const Instance& inst, std::size_t k,
+                                         tenferro::DType dtype) {
   const auto& s = inst.spec;
   std::map<std::int64_t, std::int64_t> extent;
   std::map<std::int64_t, int> operands_with;

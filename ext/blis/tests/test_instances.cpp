@@ -19,14 +19,15 @@ using namespace tfblis_test;
 namespace {
 
 std::string instances_dir() {
-  if (const char* env = std::getenv("TENFERRO_TEST_DATA_DIR")) return std::string(env) + "/instances";
+  if (const char* env = std::getenv("TENFERRO_TEST_DATA_DIR"))
+    return std::string(env) + "/instances";
   const std::string dir = TFBLIS_DATA_DIR;
   return dir.empty() ? std::string() : dir + "/instances";
 }
 
 const std::vector<Instance>& instances() {
-  static const std::vector<Instance> v = instances_dir().empty() ? std::vector<Instance>{}
-                                                                 : load_instances(instances_dir());
+  static const std::vector<Instance> v =
+      instances_dir().empty() ? std::vector<Instance>{} : load_instances(instances_dir());
   return v;
 }
 
@@ -54,37 +55,41 @@ void compare_dense(const Tensor& x, const Tensor& y, double& diff, double& scale
 }
 
 TEST_P(BlisInstances, EveryDotGeneralAgreesWithTheBaseProvider) {
-  if (GetParam() == "none") GTEST_SKIP() << "no instances: configure with -DTENFERRO_TEST_DATA_DIR=<tests/data>";
+  if (GetParam() == "none")
+    GTEST_SKIP() << "no instances: configure with -DTENFERRO_TEST_DATA_DIR=<tests/data>";
   const Instance* inst = nullptr;
   for (const auto& i : instances())
     if (i.name == GetParam()) inst = &i;
   ASSERT_NE(inst, nullptr);
   std::vector<Tensor> ops;
-  for (std::size_t k = 0; k < inst->shapes.size(); ++k) ops.push_back(instance_operand(*inst, k, DType::f64));
+  for (std::size_t k = 0; k < inst->shapes.size(); ++k)
+    ops.push_back(instance_operand(*inst, k, DType::f64));
   CpuBackend cpu;
   int calls = 0, taken = 0;
   double worst = 0;
-  cpu.kernels().add(OpKind::dot_general, DeviceKind::cpu, "both",
-                    [&](OpKind op, const Attrs& a, std::span<const Tensor> in, const Tensor& out, Backend& b) {
-                      ++calls;
-                      const Tensor mine = b.empty_strided(out.dtype(), out.shape(), out.strides());
-                      const bool took = tenferro_blis::dot_general(std::get<DotGeneralAttrs>(a), in[0], in[1], mine);
-                      b.kernels().providers(op, DeviceKind::cpu).back().kernel(op, a, in, out, b);  // "cpu"
-                      if (took) {
-                        ++taken;
-                        double diff = 0, scale = 0;
-                        compare_dense(mine, out, diff, scale);
-                        worst = std::max(worst, diff / (scale > 0 ? scale : 1.0));
-                      }
-                      return true;
-                    });
+  cpu.kernels().add(
+      OpKind::dot_general, DeviceKind::cpu, "both",
+      [&](OpKind op, const Attrs& a, std::span<const Tensor> in, const Tensor& out, Backend& b) {
+        ++calls;
+        const Tensor mine = b.empty_strided(out.dtype(), out.shape(), out.strides());
+        const bool took =
+            tenferro_blis::dot_general(std::get<DotGeneralAttrs>(a), in[0], in[1], mine);
+        b.kernels().providers(op, DeviceKind::cpu).back().kernel(op, a, in, out, b);  // "cpu"
+        if (took) {
+          ++taken;
+          double diff = 0, scale = 0;
+          compare_dense(mine, out, diff, scale);
+          worst = std::max(worst, diff / (scale > 0 ? scale : 1.0));
+        }
+        return true;
+      });
   ASSERT_EQ(cpu.kernels().provider_names(OpKind::dot_general, DeviceKind::cpu),
             (std::vector<std::string>{"both", "cpu"}));
   const Tensor result = einsum(inst->spec, ops, cpu, {.path = inst->opt_flops});
   EXPECT_TRUE(result.defined());
   EXPECT_LE(worst, 1e-12);
-  std::printf("  %-56s dot_general %3d, BLIS took %3d, largest rel. difference %.1e\n", inst->name.c_str(), calls,
-              taken, worst);
+  std::printf("  %-56s dot_general %3d, BLIS took %3d, largest rel. difference %.1e\n",
+              inst->name.c_str(), calls, taken, worst);
   // The GEMM-shaped instances are one dot_general each, all BLIS's.
   if (inst->name.starts_with("bin_matmul") || inst->name.starts_with("bin_batched_matmul")) {
     EXPECT_GT(taken, 0);

@@ -39,7 +39,8 @@ std::function<Tensor(DType, std::uint64_t)> plain(Shape shape) {
   return [shape](DType t, std::uint64_t s) { return random(shape, t, s); };
 }
 // A view `f(x)` of a column-major `x` of `shape`.
-std::function<Tensor(DType, std::uint64_t)> view(Shape shape, std::function<Tensor(const Tensor&)> f) {
+std::function<Tensor(DType, std::uint64_t)> view(Shape shape,
+                                                 std::function<Tensor(const Tensor&)> f) {
   return [shape, f](DType t, std::uint64_t s) { return f(random(shape, t, s)); };
 }
 
@@ -48,10 +49,19 @@ std::vector<Case> cases() {
   return {
       {"matmul", mm, plain({7, 9}), plain({9, 5}), true},
       {"matmul_large", mm, plain({70, 90}), plain({90, 50}), true},
-      {"both_transposed", mm, view({9, 7}, [](const Tensor& x) { return x.permute({1, 0}); }),
-       view({5, 9}, [](const Tensor& x) { return x.permute({1, 0}); }), true},
+      {"both_transposed", mm,
+       view({9, 7},
+            [](const Tensor& x) {
+              return x.permute({1, 0});
+            }),
+       view({5, 9},
+            [](const Tensor& x) {
+              return x.permute({1, 0});
+            }),
+       true},
       // Rows (lhs) and columns (rhs) two apart: no unit stride, BLAS would copy.
-      {"strided_rows_and_columns", mm, view({14, 9}, [](const Tensor& x) { return x.slice(0, 0, 14, 2); }),
+      {"strided_rows_and_columns", mm,
+       view({14, 9}, [](const Tensor& x) { return x.slice(0, 0, 14, 2); }),
        view({9, 10}, [](const Tensor& x) { return x.slice(1, 0, 10, 2); }), true},
       // Offset view whose row and column strides are both above 1 (2 and 42).
       {"offset_general_strides", mm,
@@ -66,7 +76,11 @@ std::vector<Case> cases() {
       // Free axes of the lhs that form one stride only in reverse order;
       // the output (column-major) does not follow, so declined.
       {"free_axes_reversed", dims({}, {}, {2}, {0}),
-       view({3, 5, 4}, [](const Tensor& x) { return x.permute({1, 0, 2}); }), plain({4, 6}), false},
+       view({3, 5, 4},
+            [](const Tensor& x) {
+              return x.permute({1, 0, 2});
+            }),
+       plain({4, 6}), false},
       {"vector_matrix", dims({}, {}, {0}, {0}), plain({9}), plain({9, 5}), true},
       {"matrix_vector", dims({}, {}, {1}, {0}), plain({7, 9}), plain({9}), true},
       {"dot", dims({}, {}, {0}, {0}), plain({9}), plain({9}), true},
@@ -80,13 +94,23 @@ std::vector<Case> cases() {
       {"batch_zero", dims({0}, {0}, {2}, {1}), plain({0, 4, 5}), plain({0, 5, 3}), true},
       // A batch axis broadcast (stride 0) is only a loop offset.
       {"broadcast_batch", dims({2}, {2}, {1}, {0}),
-       view({6, 8, 1}, [](const Tensor& x) { return x.broadcast_to({6, 8, 3}); }), plain({8, 5, 3}), true},
+       view({6, 8, 1},
+            [](const Tensor& x) {
+              return x.broadcast_to({6, 8, 3});
+            }),
+       plain({8, 5, 3}), true},
       {"many_small_batches", dims({2}, {2}, {1}, {0}), plain({4, 5, 64}), plain({5, 6, 64}), true},
       // Declined layouts (the base provider runs them):
-      {"broadcast_free_axis", mm, view({1, 9}, [](const Tensor& x) { return x.broadcast_to({7, 9}); }),
+      {"broadcast_free_axis", mm,
+       view({1, 9},
+            [](const Tensor& x) {
+              return x.broadcast_to({7, 9});
+            }),
        plain({9, 5}), false},
-      {"negative_stride", mm, view({7, 9}, [](const Tensor& x) { return x.flip({0}); }), plain({9, 5}), false},
-      {"contracting_not_one_stride", dims({}, {}, {0, 2}, {0, 1}), plain({5, 4, 3}), plain({5, 3, 6}), false},
+      {"negative_stride", mm, view({7, 9}, [](const Tensor& x) { return x.flip({0}); }),
+       plain({9, 5}), false},
+      {"contracting_not_one_stride", dims({}, {}, {0, 2}, {0, 1}), plain({5, 4, 3}),
+       plain({5, 3, 6}), false},
   };
 }
 
@@ -230,7 +254,8 @@ TEST(BlisProvider, DeclinesInt64) {
   declined.add_to(cpu);
   tenferro_blis::register_provider(cpu);
   const Tensor got = ops::dot_general(a, b, mm, cpu);
-  EXPECT_EQ(got.to_vec_col_major<std::int64_t>(), reference(mm, a, b).to_vec_col_major<std::int64_t>());
+  EXPECT_EQ(got.to_vec_col_major<std::int64_t>(),
+            reference(mm, a, b).to_vec_col_major<std::int64_t>());
   EXPECT_EQ(declined.count(), 1);
 }
 

@@ -71,9 +71,9 @@ void register_provider(tenferro::Backend& backend, Options options = {});
 
 /// Why the provider declines this call (a sentence naming the reason), or
 /// nullopt when it takes it. Reads metadata only.
-std::optional<std::string> decline_reason(const tenferro::DotGeneralAttrs& attrs, const tenferro::Tensor& lhs,
-                                          const tenferro::Tensor& rhs, const tenferro::Tensor& out,
-                                          Options options = {});
+std::optional<std::string> decline_reason(const tenferro::DotGeneralAttrs& attrs,
+                                          const tenferro::Tensor& lhs, const tenferro::Tensor& rhs,
+                                          const tenferro::Tensor& out, Options options = {});
 
 /// Runs `out = dot_general(lhs, rhs, attrs)` through BLIS into the
 /// preallocated `out` (the inferred shape and dtype, any non-overlapping
@@ -82,8 +82,8 @@ std::optional<std::string> decline_reason(const tenferro::DotGeneralAttrs& attrs
 /// says (ShapeError / DTypeError naming dot_general and the values); an
 /// `out` of another shape or dtype is a ShapeError / DTypeError naming
 /// "blis.dot_general".
-bool dot_general(const tenferro::DotGeneralAttrs& attrs, const tenferro::Tensor& lhs, const tenferro::Tensor& rhs,
-                 const tenferro::Tensor& out, Options options = {});
+bool dot_general(const tenferro::DotGeneralAttrs& attrs, const tenferro::Tensor& lhs,
+                 const tenferro::Tensor& rhs, const tenferro::Tensor& out, Options options = {});
 
 /// BLIS's version string ("0.9.0").
 std::string blis_version();
