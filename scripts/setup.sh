@@ -6,6 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(
   g++ make cmake git pkg-config ca-certificates
   libopenblas-openmp-dev liblapacke-dev        # BLAS/LAPACK (OpenMP build of OpenBLAS)
+  libblis-dev                                   # ext/blis: the BLIS dot_general provider
   libgtest-dev libgmock-dev googletest          # tests
   libbenchmark-dev                              # microbenchmarks
   nlohmann-json3-dev                            # JSON: safetensors headers (tenferro::io), test/benchmark instances

@@ -4,6 +4,8 @@
 #     prefix (with find_package(tenferro)), built, and then either RUN (an
 #     executable of its build tree) runs or, with RUN_CTEST, its CTest suite.
 #   CXX_COMPILER, CXX_LAUNCHER: the compiler (and ccache) of the main build.
+#   TEST_DATA_DIR: the repository's tests/data, passed to extensions (RUN_CTEST)
+#     as -DTENFERRO_TEST_DATA_DIR.
 set(_prefix "${WORK_DIR}/prefix")
 if(MODE STREQUAL "install")
   file(REMOVE_RECURSE "${_prefix}")
@@ -54,8 +56,12 @@ if(CXX_LAUNCHER)
   list(APPEND _args -DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_LAUNCHER})
 endif()
 if(RUN_CTEST)
-  # Outside extensions build warning-free like the library.
+  # Outside extensions build warning-free like the library, and may read the
+  # repository's test data (einsum instances) from TENFERRO_TEST_DATA_DIR.
   list(APPEND _args -DTENFERRO_EXT_WERROR=ON)
+  if(TEST_DATA_DIR)
+    list(APPEND _args -DTENFERRO_TEST_DATA_DIR=${TEST_DATA_DIR})
+  endif()
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${_build}" ${_args} RESULT_VARIABLE rc)
 if(rc)
