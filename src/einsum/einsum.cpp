@@ -152,6 +152,8 @@ Tensor eager(const EinsumSpec& spec, const std::vector<Tensor>& operands, Backen
   for (std::size_t k = 0; k < operands.size(); ++k) {
     const Tensor& t = operands[k];
     TF_CHECK(t.defined(), ValueError, "einsum", "operand ", k, " is an undefined tensor");
+    TF_CHECK(t.device() == backend.device(), DeviceError, "einsum", "operand ", k, " is on ", t.device(),
+             " but backend '", backend.name(), "' runs on ", backend.device(), "; transfer it explicitly");
     TF_CHECK(t.ndim() == static_cast<std::int64_t>(spec.inputs[k].size()), ValueError, "einsum", "operand ", k,
              " has shape ", t.shape(), " (rank ", t.ndim(), ") but its subscripts in \"", einsum_echo(spec.text), "\" name ",
              spec.inputs[k].size(), " axes");

@@ -207,11 +207,16 @@ template <class E>
 H<E> clamp(E& e, const H<E>& lo, const H<E>& x, const H<E>& hi) {
   TF_CHECK(lo.defined() && x.defined() && hi.defined(), ValueError, "clamp",
            "operand is an undefined tensor");
-  auto bound = [&](const H<E>& b) {
+  auto bound = [&](const H<E>& b, const char* which) {
     H<E> c = convert(e, b, e.dtype(x));
-    return e.shape(c).empty() ? c : broadcast_to(e, c, e.shape(x));
+    if (e.shape(c).empty()) return c;
+    // A bound may broadcast to x's shape, never widen x.
+    ShapeOf<E> s = broadcast_extents<X<E>>(e.shape(c), e.shape(x), "clamp");
+    TF_CHECK(s == e.shape(x), ShapeError, "clamp", "bound ", which, " of shape ", e.shape(c),
+             " would widen x of shape ", e.shape(x), " to ", s);
+    return broadcast_to(e, c, e.shape(x));
   };
-  return prim(e, OpKind::clamp, NoAttrs{}, {bound(lo), x, bound(hi)});
+  return prim(e, OpKind::clamp, NoAttrs{}, {bound(lo, "lo"), x, bound(hi, "hi")});
 }
 
 template <class E>
