@@ -450,4 +450,38 @@ Program assign_buffers(Program p) {
 }
 
 }  // namespace passes
+
+std::optional<std::int64_t> peak_live_bytes(const Program& p) {
+  std::vector<std::int64_t> bytes(static_cast<std::size_t>(p.num_slots()), 0);
+  for (std::size_t s = 0; s < bytes.size(); ++s) {
+    auto shape = try_constant_shape(p.slot_meta[s].shape);
+    if (!shape) return std::nullopt;
+    std::int64_t n = static_cast<std::int64_t>(dtype_size(p.slot_meta[s].dtype));
+    for (std::int64_t d : *shape) n *= d;
+    bytes[s] = n;
+  }
+  // Slots whose buffer never goes away: inputs, constants, hoisted results.
+  std::vector<bool> pinned(bytes.size(), false);
+  std::int64_t live = 0;
+  for (const auto& in : p.inputs) pinned[static_cast<std::size_t>(in.slot)] = true;
+  for (const auto& c : p.constants) pinned[static_cast<std::size_t>(c.first)] = true;
+  for (const Instruction& ins : p.code)
+    if (ins.hoisted)
+      for (int o : ins.outputs) pinned[static_cast<std::size_t>(o)] = true;
+  for (std::size_t s = 0; s < bytes.size(); ++s)
+    if (pinned[s]) live += bytes[s];
+  std::int64_t peak = live;
+  for (const Instruction& ins : p.code) {
+    int moved = ins.inplace >= 0 ? ins.inputs[static_cast<std::size_t>(ins.inplace)] : -1;
+    for (std::size_t k = 0; k < ins.outputs.size(); ++k) {
+      std::size_t o = static_cast<std::size_t>(ins.outputs[k]);
+      if (!pinned[o] && !(k == 0 && moved >= 0)) live += bytes[o];
+    }
+    peak = std::max(peak, live);
+    for (int s : ins.release)
+      if (s != moved && !pinned[static_cast<std::size_t>(s)]) live -= bytes[static_cast<std::size_t>(s)];
+  }
+  return peak;
+}
+
 }  // namespace tenferro
