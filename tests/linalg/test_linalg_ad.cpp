@@ -690,6 +690,57 @@ TEST(LinalgAdTraced, SvdTruncatedHvpCompiled) {
   }
 }
 
+TEST(LinalgAdTraced, MatrixExpGradOfGrad) {
+  // Reverse mode through the gradient of a matrix_exp loss: gg = grad(q, a)
+  // with q(a) = Re <w, grad(loss)(a)>, against central differences of q (real
+  // and imaginary parts of each entry: Note [Complex gradients]); and the
+  // hvp (forward over reverse) against differences of the gradient.
+  for (DType d : kBoth) {
+    const bool cx = is_complex(d);
+    auto a = TracedTensor::input("a", d, {Dim(3), Dim(3)});
+    auto v = TracedTensor::input("v", d, {Dim(3), Dim(3)});
+    Tensor wv = rnd({3, 3}, d, 71);
+    auto w = TracedTensor::constant(wv);
+    auto re_sum = [cx](const TracedTensor& x) { return cx ? (x.real() + x.imag()).sum() : x.sum(); };
+    auto loss = re_sum(la::matrix_exp(a).sin());
+    auto g = grad(loss, a);
+    auto q = re_sum(g * w.conj());
+    auto gg = grad(q, a);
+    auto h = hvp(loss, a, v);
+    GraphCompiler compiler;
+    Program pq = compiler.compile(q), pgg = compiler.compile(gg), pg = compiler.compile(g), ph = compiler.compile(h);
+    auto rt = linalg_runtime();
+    Tensor x = mul(rnd({3, 3}, d, 72), Scalar(0.7), cpu());
+    Tensor ggv = rt.run_compiled(pgg, {{"a", x}})[0];
+    const double eps = 1e-5;
+    double err = 0, scale = 0;
+    for (std::int64_t i = 0; i < 3; ++i)
+      for (std::int64_t j = 0; j < 3; ++j)
+        for (int part = 0; part < (cx ? 2 : 1); ++part) {
+          std::vector<double> e(9, 0.0);
+          e[static_cast<std::size_t>(i + 3 * j)] = eps;
+          Tensor step = ops::convert(Tensor::from_vec_col_major<double>({3, 3}, e), d, cpu());
+          if (part == 1) step = mul(step, Scalar(std::complex<double>(0, 1)), cpu());
+          double qp = rt.run_compiled(pq, {{"a", add(x, step, cpu())}})[0].item().to<double>();
+          double qm = rt.run_compiled(pq, {{"a", sub(x, step, cpu())}})[0].item().to<double>();
+          double fd = (qp - qm) / (2 * eps);
+          std::complex<double> got = value_at(ggv, {i, j});
+          err = std::max(err, std::abs((part == 0 ? got.real() : got.imag()) - fd));
+          scale = std::max(scale, std::abs(fd));
+        }
+    ASSERT_GT(scale, 0) << d;
+    EXPECT_LE(err / scale, 1e-7) << d;
+    Tensor dir = rnd({3, 3}, d, 73);
+    Tensor hv = rt.run_compiled(ph, {{"a", x}, {"v", dir}})[0];
+    Tensor gp = rt.run_compiled(pg, {{"a", add(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
+    Tensor gm = rt.run_compiled(pg, {{"a", sub(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
+    Tensor fdh = mul(sub(gp, gm, cpu()), Scalar(1 / (2 * eps)), cpu());
+    double hs = 0;
+    for (const DimVec& i : all_indices(fdh.shape())) hs = std::max(hs, std::abs(value_at(fdh, i)));
+    EXPECT_LE(max_abs_diff(hv, fdh) / hs, 1e-7) << d;
+  }
+}
+
 TEST(LinalgAdTraced, SymbolicShapesThroughSeveralOps) {
   auto a = TracedTensor::input("a", DType::f64, {Dim("n"), Dim("n")});
   auto bt = TracedTensor::input("b", DType::f64, {Dim("n"), Dim("k")});
