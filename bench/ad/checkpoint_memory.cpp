@@ -1,7 +1,9 @@
 // Peak memory of grad of a 64-step tanh-MLP chain, h <- tanh(w h), loss =
 // sum(h_64), with checkpoints every `segment` steps (0: none).
 //
-//   checkpoint_memory <segment> [width] [batch]
+//   checkpoint_memory <segment> [width] [batch] [wrt]
+//
+// wrt: "x" (default), "wx" (gradients of w, then x) or "xw".
 //
 // Prints the compiled gradient program's peak of live bytes
 // (tenferro::peak_live_bytes) and the process's peak resident set growth
@@ -60,19 +62,26 @@ int main(int argc, char** argv) {
           },
           h);
   }
-  Program p = GraphCompiler().compile(grad(h.sum(), x));
+  const std::string wrt = argc > 4 ? argv[4] : "x";
+  std::vector<TracedTensor> outs;
+  if (wrt == "x") outs = grad(h.sum(), std::vector<TracedTensor>{x});
+  else if (wrt == "wx") outs = grad(h.sum(), {w, x});
+  else outs = grad(h.sum(), {x, w});
+  CompileOptions options;
+  options.fusion = std::getenv("TENFERRO_NO_FUSION") == nullptr;
+  Program p = GraphCompiler(options).compile(outs);
   CpuBackend cpu;
   auto rt = Runtime::builder().register_engine(cpu_engine(cpu)).build();
   const double scale = std::sqrt(3.0 / static_cast<double>(width));  // unit gain
   RunInputs in{{"x", Tensor::uniform({width, batch}, DType::f64, 1, -1.0, 1.0)},
                {"w", Tensor::uniform({width, width}, DType::f64, 2, -scale, scale)}};
   const long before = rss_kib();
-  Tensor g = rt.run_compiled(p, in)[0];
+  Tensor g = rt.run_compiled(p, in).back();
   const long after = max_rss_kib();
   double sum = 0;
   for (double v : g.to_vec_col_major<double>()) sum += v;
-  std::printf("segment=%d width=%lld batch=%lld peak_live_bytes=%.1f MiB peak_rss_growth=%.1f MiB checksum=%.17g\n",
-              segment, static_cast<long long>(width), static_cast<long long>(batch),
+  std::printf("wrt=%s segment=%d width=%lld batch=%lld peak_live_bytes=%.1f MiB peak_rss_growth=%.1f MiB checksum=%.17g\n",
+              wrt.c_str(), segment, static_cast<long long>(width), static_cast<long long>(batch),
               static_cast<double>(peak_live_bytes(p).value()) / (1 << 20), static_cast<double>(after - before) / 1024,
               sum);
   return 0;

@@ -335,6 +335,38 @@ Program fuse_elementwise(Program p) {
     if (!p.slot_meta[static_cast<std::size_t>(b.inputs[0])].shape.empty()) return -1;
     return b.inputs[0];
   };
+  // Note [Fusion and liveness]: fusing i into a later j keeps i's operands
+  // alive until j. When i is the last reader of an operand (the operand
+  // would be freed at i) and a non-elementwise instruction runs between i
+  // and j (it allocates its result meanwhile), fusing would hold more
+  // memory than the separate instructions: a chain of adds accumulating
+  // terms that contractions produce one by one (the gradient of a
+  // parameter used by every step of a deep network) would keep every term
+  // alive until the end. Such pairs are not fused.
+  std::vector<int> last(static_cast<std::size_t>(p.num_slots()), -1);
+  for (std::size_t k = 0; k < n; ++k)
+    for (int s : p.code[k].inputs) last[static_cast<std::size_t>(s)] = static_cast<int>(k);
+  std::vector<bool> held(static_cast<std::size_t>(p.num_slots()), false);  // never freed by the program
+  for (int s : p.outputs) held[static_cast<std::size_t>(s)] = true;
+  for (const auto& in : p.inputs) held[static_cast<std::size_t>(in.slot)] = true;
+  for (const auto& c : p.constants) held[static_cast<std::size_t>(c.first)] = true;
+  for (const Instruction& ins : p.code)
+    if (ins.hoisted)
+      for (int o : ins.outputs) held[static_cast<std::size_t>(o)] = true;
+  std::vector<int> allocating_before(n + 1, 0);  // instructions before k that allocate a buffer
+  for (std::size_t k = 0; k < n; ++k) {
+    // Scalar broadcasts are absorbed into the fused kernel below: no buffer.
+    bool absorbed = is_primitive(p.code[k], OpKind::broadcast_in_dim) && scalar_broadcast(p.code[k].outputs[0]) >= 0;
+    allocating_before[k + 1] = allocating_before[k] + (fusable(k) || absorbed ? 0 : 1);
+  }
+  auto extends_liveness = [&](std::size_t i, std::size_t j) {
+    if (allocating_before[j] - allocating_before[i + 1] == 0) return false;
+    for (int s : p.code[i].inputs)
+      if (last[static_cast<std::size_t>(s)] == static_cast<int>(i) && !held[static_cast<std::size_t>(s)] &&
+          scalar_broadcast(s) < 0)
+        return true;
+    return false;
+  };
   // group[i]: the instruction that the result of i is fused into (its only user), or -1.
   std::vector<int> into(n, -1);
   for (std::size_t j = 0; j < n; ++j) {
@@ -346,6 +378,7 @@ Program fuse_elementwise(Program p) {
       if (uses[static_cast<std::size_t>(s)] != 1 || is_output[static_cast<std::size_t>(s)]) continue;
       if (p.slot_meta[static_cast<std::size_t>(s)].shape != p.slot_meta[static_cast<std::size_t>(J.outputs[0])].shape)
         continue;
+      if (extends_liveness(static_cast<std::size_t>(i), j)) continue;
       into[static_cast<std::size_t>(i)] = static_cast<int>(j);
     }
   }
