@@ -114,8 +114,38 @@ Program GraphCompiler::lower(const std::vector<TracedTensor>& outputs) {
     }
     return it->second;
   };
-  for (const TracedTensor& t : outputs) {
-    const Node* root = t.graph_value().node.get();
+  // Note [Output order]: outputs are lowered one after another, depth first;
+  // the values of a finished output's walk that a later output reads stay
+  // alive until it is lowered. Walking the output that reaches the most
+  // nodes first lets the others reuse its work at once: for grad(loss, {x,
+  // w}) of a deep chain, dw reaches every step's cotangent and dx only the
+  // first step's, so lowering dx first would keep all cotangents alive until
+  // dw. The slots of the program outputs keep the order given. (At most 16
+  // outputs are ranked: the count costs one walk per output.)
+  std::vector<const Node*> roots;
+  for (const TracedTensor& t : outputs) roots.push_back(t.graph_value().node.get());
+  if (roots.size() > 1 && roots.size() <= 16) {
+    std::vector<std::size_t> reach(roots.size(), 0);
+    for (std::size_t r = 0; r < roots.size(); ++r) {
+      std::set<const Node*> seen{roots[r]};
+      std::vector<const Node*> todo{roots[r]};
+      while (!todo.empty()) {
+        const Node* n = todo.back();
+        todo.pop_back();
+        if (n->kind == NodeKind::input || !n->values.empty()) continue;
+        for (const Node* c : children(n))
+          if (seen.insert(c).second) todo.push_back(c);
+      }
+      reach[r] = seen.size();
+    }
+    std::vector<std::size_t> order(roots.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return reach[a] > reach[b]; });
+    std::vector<const Node*> sorted;
+    for (std::size_t r : order) sorted.push_back(roots[r]);
+    roots = std::move(sorted);
+  }
+  for (const Node* root : roots) {
     if (done.count(root)) continue;
     stack.push_back({root, 0});
     while (!stack.empty()) {
