@@ -12,9 +12,9 @@
 // own process: ru_maxrss only grows.
 #include <sys/resource.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -44,7 +44,8 @@ long max_rss_kib() {
 
 int main(int argc, char** argv) {
   const int segment = argc > 1 ? std::atoi(argv[1]) : 0;
-  const std::int64_t width = argc > 2 ? std::atoll(argv[2]) : 512, batch = argc > 3 ? std::atoll(argv[3]) : 512;
+  const std::int64_t width = argc > 2 ? std::atoll(argv[2]) : 512,
+                     batch = argc > 3 ? std::atoll(argv[3]) : 512;
   const int steps = 64;
   auto x = TracedTensor::input("x", DType::f64, {Dim(width), Dim(batch)});
   auto w = TracedTensor::input("w", DType::f64, {Dim(width), Dim(width)});
@@ -64,9 +65,12 @@ int main(int argc, char** argv) {
   }
   const std::string wrt = argc > 4 ? argv[4] : "x";
   std::vector<TracedTensor> outs;
-  if (wrt == "x") outs = grad(h.sum(), std::vector<TracedTensor>{x});
-  else if (wrt == "wx") outs = grad(h.sum(), {w, x});
-  else outs = grad(h.sum(), {x, w});
+  if (wrt == "x")
+    outs = grad(h.sum(), std::vector<TracedTensor>{x});
+  else if (wrt == "wx")
+    outs = grad(h.sum(), {w, x});
+  else
+    outs = grad(h.sum(), {x, w});
   CompileOptions options;
   options.fusion = std::getenv("TENFERRO_NO_FUSION") == nullptr;
   Program p = GraphCompiler(options).compile(outs);
@@ -80,9 +84,11 @@ int main(int argc, char** argv) {
   const long after = max_rss_kib();
   double sum = 0;
   for (double v : g.to_vec_col_major<double>()) sum += v;
-  std::printf("wrt=%s segment=%d width=%lld batch=%lld peak_live_bytes=%.1f MiB peak_rss_growth=%.1f MiB checksum=%.17g\n",
-              wrt.c_str(), segment, static_cast<long long>(width), static_cast<long long>(batch),
-              static_cast<double>(peak_live_bytes(p).value()) / (1 << 20), static_cast<double>(after - before) / 1024,
-              sum);
+  std::printf(
+      "wrt=%s segment=%d width=%lld batch=%lld peak_live_bytes=%.1f MiB peak_rss_growth=%.1f MiB "
+      "checksum=%.17g\n",
+      wrt.c_str(), segment, static_cast<long long>(width), static_cast<long long>(batch),
+      static_cast<double>(peak_live_bytes(p).value()) / (1 << 20),
+      static_cast<double>(after - before) / 1024, sum);
   return 0;
 }

@@ -48,7 +48,9 @@ int main(int argc, char** argv) {
   }
   // d sum(ab)/da = 1 b^T: row sums of b, for every row.
   const double ga = a.grad().value().at<double>({0, 0});
-  std::printf("{\"framework\": \"tenferro\", \"forward_backward_us\": %.3f, \"backward_us\": %.3f, \"grad_a00\": %g}\n",
-              median(both), median(bwd), ga);
+  std::printf(
+      "{\"framework\": \"tenferro\", \"forward_backward_us\": %.3f, \"backward_us\": %.3f, "
+      "\"grad_a00\": %g}\n",
+      median(both), median(bwd), ga);
   return ga == 5 + 7 ? 0 : 1;
 }

@@ -68,7 +68,8 @@ TracedTensor ad_objective(const std::string& op, const TracedTensor& a, const Tr
 // tangent too), a + n I (solve), tall 2n x n (lstsq); b one column.
 std::vector<Tensor> ad_operands(const std::string& op, std::int64_t n) {
   const std::int64_t rows = op == "lstsq" ? 2 * n : n;
-  Tensor a = input_tensor(1, rows, n, 0), b = input_tensor(2, rows, 1, 0), t = input_tensor(3, rows, n, 0);
+  Tensor a = input_tensor(1, rows, n, 0), b = input_tensor(2, rows, 1, 0),
+         t = input_tensor(3, rows, n, 0);
   auto sym = [n](Tensor& x) {
     Tensor s = Tensor::empty(x.shape(), DType::f64);
     const double* p = x.data<double>();
@@ -86,7 +87,8 @@ std::vector<Tensor> ad_operands(const std::string& op, std::int64_t n) {
   return {a, b, t};
 }
 
-json run_jvp_vjp(const Runtime& rt, const TimingRule& rule, const std::string& filter, int threads) {
+json run_jvp_vjp(const Runtime& rt, const TimingRule& rule, const std::string& filter,
+                 int threads) {
   json results = json::object();
   for (const char* op : {"svd", "qr", "eigh", "lu", "solve", "lstsq"}) {
     for (std::int64_t n : {4, 64, 256, 512}) {
@@ -95,14 +97,18 @@ json run_jvp_vjp(const Runtime& rt, const TimingRule& rule, const std::string& f
         if (!filter.empty() && key.find(filter) == std::string::npos) continue;
         try {
           const std::vector<Tensor> v = ad_operands(op, n);
-          const TracedTensor a = TracedTensor::input("a", DType::f64, {Dim(v[0].shape()[0]), Dim(n)});
-          const TracedTensor t = TracedTensor::input("t", DType::f64, {Dim(v[0].shape()[0]), Dim(n)});
+          const TracedTensor a =
+              TracedTensor::input("a", DType::f64, {Dim(v[0].shape()[0]), Dim(n)});
+          const TracedTensor t =
+              TracedTensor::input("t", DType::f64, {Dim(v[0].shape()[0]), Dim(n)});
           const TracedTensor y = ad_objective(op, a, TracedTensor::constant(v[1]));
           const bool forward = std::string(mode) == "jvp";
-          const TracedTensor one = TracedTensor::constant(Tensor::full({}, Scalar(1.0), DType::f64));
+          const TracedTensor one =
+              TracedTensor::constant(Tensor::full({}, Scalar(1.0), DType::f64));
           const TracedTensor d = forward ? jvp(y, a, t) : vjp(y, a, one);
           const Program p = GraphCompiler().compile(std::vector<TracedTensor>{y, d});
-          const RunInputs in = forward ? RunInputs({{"a", v[0]}, {"t", v[2]}}) : RunInputs({{"a", v[0]}});
+          const RunInputs in =
+              forward ? RunInputs({{"a", v[0]}, {"t", v[2]}}) : RunInputs({{"a", v[0]}});
           const Timing tm = measure(
               [&] {
                 std::vector<Tensor> r = rt.run_compiled(p, in);
@@ -139,11 +145,13 @@ int main(int argc, char** argv) {
     if (const char* v = val("--threads=")) threads = std::atoi(v);
     else if (const char* v = val("--out=")) out_path = v;
     else if (const char* v = val("--filter=")) filter = v;
-    else if (const char* v = val("--mode=")) mode = v;
+    else if (const char* v = val("--mode="))
+      mode = v;
     else if (const char* v = val("--budget=")) rule.budget_s = std::atof(v);
     else if (const char* v = val("--cap=")) rule.cap_s = std::atof(v);
     else {
-      std::cerr << "usage: bench_peer_ad [--mode=grad|jvp_vjp] --threads=N --out=FILE [--budget=S] [--cap=S] [--filter=SUB]\n";
+      std::cerr << "usage: bench_peer_ad [--mode=grad|jvp_vjp] --threads=N --out=FILE [--budget=S] "
+                   "[--cap=S] [--filter=SUB]\n";
       return 2;
     }
   }
@@ -155,7 +163,9 @@ int main(int argc, char** argv) {
   CpuBackend cpu;
   const Runtime rt = Runtime::builder().register_engine(cpu_engine(cpu)).register_family(linalg::family()).build();
   if (mode == "jvp_vjp") {
-    json out{{"framework", "tenferro"}, {"threads", threads}, {"results", run_jvp_vjp(rt, rule, filter, threads)}};
+    json out{{"framework", "tenferro"},
+             {"threads", threads},
+             {"results", run_jvp_vjp(rt, rule, filter, threads)}};
     std::ofstream(out_path) << out.dump(1) << "\n";
     return 0;
   }

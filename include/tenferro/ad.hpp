@@ -141,9 +141,11 @@ using TracedFunction = std::function<std::vector<TracedTensor>(const std::vector
 /// otherwise (e.g. through a captured reference) is a ValueError when
 /// differentiated. A checkpoint inside a checkpointed function is
 /// recomputed as part of the outer one.
-std::vector<TracedTensor> checkpoint(const TracedFunction& f, const std::vector<TracedTensor>& inputs);
+std::vector<TracedTensor> checkpoint(const TracedFunction& f,
+                                     const std::vector<TracedTensor>& inputs);
 /// The same for a function of one tensor.
-TracedTensor checkpoint(const std::function<TracedTensor(const TracedTensor&)>& f, const TracedTensor& x);
+TracedTensor checkpoint(const std::function<TracedTensor(const TracedTensor&)>& f,
+                        const TracedTensor& x);
 
 // ---- eager tensors -----------------------------------------------------------------
 

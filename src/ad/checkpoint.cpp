@@ -90,7 +90,9 @@ void mark(std::shared_ptr<const Marked> region) {
 struct CheckpointAttrs {
   std::shared_ptr<const RegionUse> region;
   std::vector<int> free_index;  ///< which free input each operand is the tangent of
-  bool operator==(const CheckpointAttrs& o) const { return region == o.region && free_index == o.free_index; }
+  bool operator==(const CheckpointAttrs& o) const {
+    return region == o.region && free_index == o.free_index;
+  }
   friend std::ostream& operator<<(std::ostream& os, const CheckpointAttrs& a) {
     return os << "region=" << a.region->serial;
   }
@@ -98,7 +100,8 @@ struct CheckpointAttrs {
 
 struct CheckpointInfer {
   template <class D>
-  std::vector<BasicTensorMeta<D>> operator()(const CheckpointAttrs& a, std::span<const BasicTensorMeta<D>>) const {
+  std::vector<BasicTensorMeta<D>> operator()(const CheckpointAttrs& a,
+                                             std::span<const BasicTensorMeta<D>>) const {
     if constexpr (std::is_same_v<D, Dim>) {
       std::vector<SymMeta> out;
       for (const Value& v : a.region->outputs) out.push_back(v.meta());
@@ -134,7 +137,9 @@ void recompute(const RegionUse& r, std::map<Key, Value>& map) {
       const Node* node = n;
       stack.pop_back();
       if (!done.insert(node).second) continue;
-      if (node->kind == NodeKind::input || node->kind == NodeKind::constant || !node->values.empty()) continue;
+      if (node->kind == NodeKind::input || node->kind == NodeKind::constant ||
+          !node->values.empty())
+        continue;
       std::vector<Value> ins;
       bool changed = false;
       for (const Value& v : node->inputs) {
@@ -184,7 +189,8 @@ std::vector<Value> transpose_region(const CheckpointAttrs& a, std::span<const Va
 
 const FamilyOp& checkpoint_op() {
   static const FamilyOp op = define_family_op<CheckpointAttrs>(
-      {.name = "ad.checkpoint", .num_inputs = -1, .num_outputs = -1, .ad = AdKind::linear}, CheckpointInfer{},
+      {.name = "ad.checkpoint", .num_inputs = -1, .num_outputs = -1, .ad = AdKind::linear},
+      CheckpointInfer{},
       {.jvp =
            [](const CheckpointAttrs& a, std::span<const Value> in, std::span<const Value>,
               std::span<const Value> t) {
@@ -226,8 +232,9 @@ Regions find_regions(const std::vector<std::shared_ptr<const Node>>& order) {
   std::unordered_set<const Node*> reached;
   for (const auto& n : order) reached.insert(n.get());
   for (const auto& m : marked) {
-    bool nested = std::any_of(marked.begin(), marked.end(),
-                              [&](const auto& o) { return o != m && o->lo < m->lo && m->hi < o->hi; });
+    bool nested = std::any_of(marked.begin(), marked.end(), [&](const auto& o) {
+      return o != m && o->lo < m->lo && m->hi < o->hi;
+    });
     if (nested) continue;
     auto r = std::make_shared<RegionUse>();
     r->lo = m->lo;
@@ -276,7 +283,8 @@ std::vector<Value> region_tangents(const std::shared_ptr<const RegionUse>& regio
 
 }  // namespace ad::detail
 
-std::vector<TracedTensor> checkpoint(const TracedFunction& f, const std::vector<TracedTensor>& inputs) {
+std::vector<TracedTensor> checkpoint(const TracedFunction& f,
+                                     const std::vector<TracedTensor>& inputs) {
   TF_CHECK(static_cast<bool>(f), ValueError, "checkpoint", "empty function");
   for (std::size_t i = 0; i < inputs.size(); ++i)
     TF_CHECK(inputs[i].defined(), ValueError, "checkpoint", "input ", i, " is undefined");
@@ -289,7 +297,8 @@ std::vector<TracedTensor> checkpoint(const TracedFunction& f, const std::vector<
   region->hi = hi;
   region->serial = ++ad::detail::serials;
   for (std::size_t i = 0; i < outs.size(); ++i) {
-    TF_CHECK(outs[i].defined(), ValueError, "checkpoint", "the function's output ", i, " is undefined");
+    TF_CHECK(outs[i].defined(), ValueError, "checkpoint", "the function's output ", i,
+             " is undefined");
     const Value& v = outs[i].graph_value();
     // Outputs created before the call (an input passed through) need no recomputation.
     if (v.node->id > lo && v.node->id < hi) region->outputs.push_back({v.node, v.index});
@@ -298,10 +307,12 @@ std::vector<TracedTensor> checkpoint(const TracedFunction& f, const std::vector<
   return outs;
 }
 
-TracedTensor checkpoint(const std::function<TracedTensor(const TracedTensor&)>& f, const TracedTensor& x) {
+TracedTensor checkpoint(const std::function<TracedTensor(const TracedTensor&)>& f,
+                        const TracedTensor& x) {
   TF_CHECK(static_cast<bool>(f), ValueError, "checkpoint", "empty function");
-  return checkpoint([&](const std::vector<TracedTensor>& v) { return std::vector<TracedTensor>{f(v[0])}; },
-                    std::vector<TracedTensor>{x})[0];
+  return checkpoint(
+      [&](const std::vector<TracedTensor>& v) { return std::vector<TracedTensor>{f(v[0])}; },
+      std::vector<TracedTensor>{x})[0];
 }
 
 }  // namespace tenferro

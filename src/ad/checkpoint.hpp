@@ -41,11 +41,13 @@ Regions find_regions(const std::vector<std::shared_ptr<const Node>>& order);
 /// of its free inputs (undefined: zero). Its transpose recomputes the
 /// region from its free inputs once the outputs' cotangents are known and
 /// runs reverse mode through the recomputation.
-std::vector<Value> region_tangents(const std::shared_ptr<const RegionUse>& region, std::span<const Value> free_tangents);
+std::vector<Value> region_tangents(const std::shared_ptr<const RegionUse>& region,
+                                   std::span<const Value> free_tangents);
 
 /// Reverse mode that treats checkpointed regions as ordinary nodes (used
 /// inside a region's recomputation; transforms.cpp).
-std::vector<Value> vjp_without_regions(std::span<const Value> outputs, std::span<const Value> cotangents,
+std::vector<Value> vjp_without_regions(std::span<const Value> outputs,
+                                       std::span<const Value> cotangents,
                                        std::span<const Value> wrt);
 
 }  // namespace tenferro::ad::detail

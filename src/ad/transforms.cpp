@@ -111,10 +111,12 @@ std::vector<Value> linearize(std::span<const Value> outputs, std::span<const Val
     auto leak_check = [&](const Value& v, const Node* user) {
       const detail::RegionUse* r = regions->containing(v.node.get());
       if (r == nullptr || (user != nullptr && r->interior(user))) return;
-      bool returned = std::any_of(r->outputs.begin(), r->outputs.end(),
-                                  [&](const Value& o) { return o.node == v.node && o.index == v.index; });
+      bool returned = std::any_of(r->outputs.begin(), r->outputs.end(), [&](const Value& o) {
+        return o.node == v.node && o.index == v.index;
+      });
       TF_CHECK(returned, ValueError, "vjp",
-               "a value computed inside a checkpointed function is used outside it without being returned by it ",
+               "a value computed inside a checkpointed function is used outside it without being "
+               "returned by it ",
                "(checkpoint region ", r->serial, "); return it from the function");
     };
     for (const Value& y : outputs) leak_check(y, nullptr);
@@ -143,7 +145,8 @@ std::vector<Value> linearize(std::span<const Value> outputs, std::span<const Val
         std::vector<Value> out_t = detail::region_tangents(owner, ft);
         for (std::size_t k = 0; k < out_t.size(); ++k) {
           Key kk = key(r->outputs[k]);
-          if (seeded.count(kk) || !out_t[k].defined() || !differentiable(r->outputs[k].dtype())) continue;
+          if (seeded.count(kk) || !out_t[k].defined() || !differentiable(r->outputs[k].dtype()))
+            continue;
           tan[kk] = out_t[k];
         }
         continue;
@@ -267,15 +270,18 @@ std::vector<Value> vjp_impl(std::span<const Value> outputs, std::span<const Valu
 
 }  // namespace
 
-std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wrt, std::span<const Value> tangents) {
+std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wrt,
+                       std::span<const Value> tangents) {
   return linearize(outputs, wrt, tangents, nullptr);
 }
 
-std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> cotangents, std::span<const Value> wrt) {
+std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> cotangents,
+                       std::span<const Value> wrt) {
   return vjp_impl(outputs, cotangents, wrt, true);
 }
 
-std::vector<Value> detail::vjp_without_regions(std::span<const Value> outputs, std::span<const Value> cotangents,
+std::vector<Value> detail::vjp_without_regions(std::span<const Value> outputs,
+                                               std::span<const Value> cotangents,
                                                std::span<const Value> wrt) {
   return vjp_impl(outputs, cotangents, wrt, false);
 }

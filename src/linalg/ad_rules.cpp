@@ -783,9 +783,10 @@ std::vector<Value> frechet_jvp(const NoFamilyAttrs&, std::span<const Value> in, 
 
 std::vector<Value> frechet_transpose(const NoFamilyAttrs&, std::span<const Value> in, std::span<const bool> linear,
                                      std::span<const Value> ct) {
-  TF_CHECK(!linear[0], UnimplementedError, "linalg.matrix_exp_frechet",
-           "reverse mode over its first operand (the derivative rules of matrix_exp never need it: ",
-           "call matrix_exp_frechet through them)");
+  TF_CHECK(
+      !linear[0], UnimplementedError, "linalg.matrix_exp_frechet",
+      "reverse mode over its first operand (the derivative rules of matrix_exp never need it: ",
+      "call matrix_exp_frechet through them)");
   if (!ct[0].defined()) return none(2);
   return {Value{}, frechet(adj(in[0]), ct[0])};
 }

@@ -140,7 +140,8 @@ Program GraphCompiler::lower(const std::vector<TracedTensor>& outputs) {
     }
     std::vector<std::size_t> order(roots.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return reach[a] > reach[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return reach[a] > reach[b]; });
     std::vector<const Node*> sorted;
     for (std::size_t r : order) sorted.push_back(roots[r]);
     roots = std::move(sorted);
@@ -376,7 +377,8 @@ Program fuse_elementwise(Program p) {
   std::vector<int> last(static_cast<std::size_t>(p.num_slots()), -1);
   for (std::size_t k = 0; k < n; ++k)
     for (int s : p.code[k].inputs) last[static_cast<std::size_t>(s)] = static_cast<int>(k);
-  std::vector<bool> held(static_cast<std::size_t>(p.num_slots()), false);  // never freed by the program
+  std::vector<bool> held(static_cast<std::size_t>(p.num_slots()),
+                         false);  // never freed by the program
   for (int s : p.outputs) held[static_cast<std::size_t>(s)] = true;
   for (const auto& in : p.inputs) held[static_cast<std::size_t>(in.slot)] = true;
   for (const auto& c : p.constants) held[static_cast<std::size_t>(c.first)] = true;
@@ -386,14 +388,15 @@ Program fuse_elementwise(Program p) {
   std::vector<int> allocating_before(n + 1, 0);  // instructions before k that allocate a buffer
   for (std::size_t k = 0; k < n; ++k) {
     // Scalar broadcasts are absorbed into the fused kernel below: no buffer.
-    bool absorbed = is_primitive(p.code[k], OpKind::broadcast_in_dim) && scalar_broadcast(p.code[k].outputs[0]) >= 0;
+    bool absorbed = is_primitive(p.code[k], OpKind::broadcast_in_dim) &&
+                    scalar_broadcast(p.code[k].outputs[0]) >= 0;
     allocating_before[k + 1] = allocating_before[k] + (fusable(k) || absorbed ? 0 : 1);
   }
   auto extends_liveness = [&](std::size_t i, std::size_t j) {
     if (allocating_before[j] - allocating_before[i + 1] == 0) return false;
     for (int s : p.code[i].inputs)
-      if (last[static_cast<std::size_t>(s)] == static_cast<int>(i) && !held[static_cast<std::size_t>(s)] &&
-          scalar_broadcast(s) < 0)
+      if (last[static_cast<std::size_t>(s)] == static_cast<int>(i) &&
+          !held[static_cast<std::size_t>(s)] && scalar_broadcast(s) < 0)
         return true;
     return false;
   };
@@ -542,7 +545,8 @@ std::optional<std::int64_t> peak_live_bytes(const Program& p) {
     }
     peak = std::max(peak, live);
     for (int s : ins.release)
-      if (s != moved && !pinned[static_cast<std::size_t>(s)]) live -= bytes[static_cast<std::size_t>(s)];
+      if (s != moved && !pinned[static_cast<std::size_t>(s)])
+        live -= bytes[static_cast<std::size_t>(s)];
   }
   return peak;
 }

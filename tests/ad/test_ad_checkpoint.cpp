@@ -47,7 +47,8 @@ struct Compiled {
 };
 
 // Gradients of the loss with respect to x and w, or x alone.
-Compiled mlp_grad(int segment, CompileOptions options = {}, bool with_w = true, bool w_first = false) {
+Compiled mlp_grad(int segment, CompileOptions options = {}, bool with_w = true,
+                  bool w_first = false) {
   auto x = TracedTensor::input("x", DType::f64, {Dim(kWidth), Dim(kBatch)});
   auto w = TracedTensor::input("w", DType::f64, {Dim(kWidth), Dim(kWidth)});
   std::vector<TracedTensor> wrt{x};
@@ -81,7 +82,8 @@ TEST(Checkpoint, DeepChainGradientsEqual) {
   EXPECT_EQ(ckpt.grads[0].to_vec_col_major<double>(), plain.grads[0].to_vec_col_major<double>());
   // dw sums 64 per-step terms; the checkpointed sweep adds them per segment
   // first, so the rounding may differ in the last bits.
-  std::vector<double> a = ckpt.grads[1].to_vec_col_major<double>(), b = plain.grads[1].to_vec_col_major<double>();
+  std::vector<double> a = ckpt.grads[1].to_vec_col_major<double>(),
+                      b = plain.grads[1].to_vec_col_major<double>();
   ASSERT_EQ(a.size(), b.size());
   double scale = 0;
   for (double v : b) scale = std::max(scale, std::abs(v));
@@ -113,10 +115,12 @@ TEST(Checkpoint, DeepChainPeakLiveBytesWithTheParameterGradient) {
   for (bool w_first : {true, false}) {
     Compiled plain = mlp_grad(0, {}, true, w_first), ckpt = mlp_grad(8, {}, true, w_first);
     const std::size_t dx = w_first ? 1 : 0;
-    EXPECT_EQ(ckpt.grads[dx].to_vec_col_major<double>(), plain.grads[dx].to_vec_col_major<double>());
+    EXPECT_EQ(ckpt.grads[dx].to_vec_col_major<double>(),
+              plain.grads[dx].to_vec_col_major<double>());
     const std::int64_t act = kWidth * kBatch * 8;
     EXPECT_GE(peak_live_bytes(plain.program).value(), kSteps * act) << w_first;
-    EXPECT_LT(3 * peak_live_bytes(ckpt.program).value(), peak_live_bytes(plain.program).value()) << w_first;
+    EXPECT_LT(3 * peak_live_bytes(ckpt.program).value(), peak_live_bytes(plain.program).value())
+        << w_first;
   }
 }
 
@@ -156,7 +160,8 @@ TEST(Checkpoint, SeveralOutputsCapturesAndFiniteDifferences) {
   auto inputs = [&](const std::vector<std::vector<double>>& v) {
     std::vector<std::pair<std::string, Tensor>> named;
     for (int i = 0; i < 3; ++i)
-      named.push_back({names[i], Tensor::from_vec_col_major<double>({3}, v[static_cast<std::size_t>(i)])});
+      named.push_back(
+          {names[i], Tensor::from_vec_col_major<double>({3}, v[static_cast<std::size_t>(i)])});
     return RunInputs(named);
   };
   auto with = run(grad(loss_of(true), {a, b, c}), inputs(vals));
@@ -195,16 +200,21 @@ TEST(Checkpoint, HvpAndForwardModeThroughACheckpoint) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     std::vector<double> p = a[i].to_vec_col_major<double>(), q = b[i].to_vec_col_major<double>();
     ASSERT_EQ(p.size(), q.size());
-    for (std::size_t j = 0; j < p.size(); ++j) EXPECT_NEAR(p[j], q[j], 1e-13 * (1 + std::abs(q[j]))) << i << "," << j;
+    for (std::size_t j = 0; j < p.size(); ++j)
+      EXPECT_NEAR(p[j], q[j], 1e-13 * (1 + std::abs(q[j]))) << i << "," << j;
   }
 }
 
 TEST(Checkpoint, BadInputAndLeakedValues) {
   auto x = TracedTensor::input("x", DType::f64, {Dim(3)});
   EXPECT_THROW(checkpoint(TracedFunction{}, {x}), ValueError);
-  EXPECT_THROW(checkpoint([](const std::vector<TracedTensor>& v) { return v; }, {TracedTensor{}}), ValueError);
-  EXPECT_THROW(checkpoint([](const std::vector<TracedTensor>&) { return std::vector<TracedTensor>{TracedTensor{}}; },
-                          {x}),
+  EXPECT_THROW(checkpoint([](const std::vector<TracedTensor>& v) { return v; }, {TracedTensor{}}),
+               ValueError);
+  EXPECT_THROW(checkpoint(
+                   [](const std::vector<TracedTensor>&) {
+                     return std::vector<TracedTensor>{TracedTensor{}};
+                   },
+                   {x}),
                ValueError);
   // A value computed inside but used outside without being returned.
   TracedTensor leaked;
@@ -226,7 +236,8 @@ TEST(Checkpoint, BadInputAndLeakedValues) {
   RunInputs in{{"x", Tensor::from_vec_col_major<double>({3}, {1, 2, 3})},
                {"t", Tensor::from_vec_col_major<double>({3}, {1, 0, 0})}};
   auto out = run({loss, jvp(loss, x, t)}, in);
-  EXPECT_NEAR(out[0].item().to<double>(), 3 * (std::sin(1.0) + std::sin(2.0) + std::sin(3.0)), 1e-14);
+  EXPECT_NEAR(out[0].item().to<double>(), 3 * (std::sin(1.0) + std::sin(2.0) + std::sin(3.0)),
+              1e-14);
   EXPECT_NEAR(out[1].item().to<double>(), 3 * std::cos(1.0), 1e-14);
 }
 

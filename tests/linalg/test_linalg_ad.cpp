@@ -702,14 +702,17 @@ TEST(LinalgAdTraced, MatrixExpGradOfGrad) {
     auto v = TracedTensor::input("v", d, {Dim(3), Dim(3)});
     Tensor wv = rnd({3, 3}, d, 71);
     auto w = TracedTensor::constant(wv);
-    auto re_sum = [cx](const TracedTensor& x) { return cx ? (x.real() + x.imag()).sum() : x.sum(); };
+    auto re_sum = [cx](const TracedTensor& x) {
+      return cx ? (x.real() + x.imag()).sum() : x.sum();
+    };
     auto loss = re_sum(la::matrix_exp(a).sin());
     auto g = grad(loss, a);
     auto q = re_sum(g * w.conj());
     auto gg = grad(q, a);
     auto h = hvp(loss, a, v);
     GraphCompiler compiler;
-    Program pq = compiler.compile(q), pgg = compiler.compile(gg), pg = compiler.compile(g), ph = compiler.compile(h);
+    Program pq = compiler.compile(q), pgg = compiler.compile(gg), pg = compiler.compile(g),
+            ph = compiler.compile(h);
     auto rt = linalg_runtime();
     Tensor x = mul(rnd({3, 3}, d, 72), Scalar(0.7), cpu());
     Tensor ggv = rt.run_compiled(pgg, {{"a", x}})[0];
@@ -780,7 +783,8 @@ double svd_hvp_error(SvdObservable kind, const std::vector<double>& spectrum, st
   Tensor gm = rt.run_compiled(pg, {{"a", sub(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
   Tensor fd = mul(sub(gp, gm, cpu()), Scalar(1 / (2 * eps)), cpu());
   double scale = 0;
-  for (const DimVec& i : all_indices(fd.shape())) scale = std::max(scale, std::abs(value_at(fd, i)));
+  for (const DimVec& i : all_indices(fd.shape()))
+    scale = std::max(scale, std::abs(value_at(fd, i)));
   return max_abs_diff(hv, fd) / scale;
 }
 
@@ -797,7 +801,8 @@ TEST(LinalgAdTraced, SvdTruncatedHvpAtDegeneracyWithinItsBound) {
     EXPECT_LE(svd_hvp_error(K::truncated, {3.0, 2.2, 1.8, 0.5}, seed), 1e-5) << seed;
     EXPECT_LE(svd_hvp_error(K::truncated, {3.0, 2.0005, 1.9995, 0.5}, seed), 1e-5) << seed;
   }
-  std::cout << "svd_truncated hvp at a degenerate kept pair: worst relative error " << worst << "\n";
+  std::cout << "svd_truncated hvp at a degenerate kept pair: worst relative error " << worst
+            << "\n";
 }
 
 TEST(LinalgAdTraced, SymbolicShapesThroughSeveralOps) {

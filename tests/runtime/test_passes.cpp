@@ -184,7 +184,8 @@ TEST(Passes, FusionDoesNotHoldTermsOfAnAccumulation) {
   EXPECT_LE(peak_live_bytes(pf).value(), 6 * matrix) << pf.to_text();
   EXPECT_GE(count(pf.to_text(), "= fused{"), 7u) << pf.to_text();  // tanh + add pairs still fuse
   CpuBackend cpu;
-  expect_same_results(pu, pf, {{"x", mul(random_tensor({8, 8}, DType::f64, 14), Scalar(0.3), cpu)}});
+  expect_same_results(pu, pf,
+                      {{"x", mul(random_tensor({8, 8}, DType::f64, 14), Scalar(0.3), cpu)}});
 }
 
 TEST(Passes, BufferLivenessAndInPlaceReuse) {
