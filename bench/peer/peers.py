@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Peer side of the benchmark report (scripts/bench.sh, bench/peer/report.py).
 
-    peers.py --framework torch|jax|numpy --mode einsum|linalg|linalg_ad --threads N --out FILE
+    peers.py --framework torch|jax|numpy --mode einsum|linalg|linalg_ad|jvp_vjp --threads N --out FILE
              [--paths FILE] [--budget S] [--cap S] [--filter SUB]
 
 torch and numpy run under Debian's /usr/bin/python3, jax under
@@ -28,6 +28,10 @@ Einsum, along the given path (stored opt_flops / opt_size, or ours from
 Linalg AD: value and gradient of a scalar (sum of the singular values, of
 the eigenvalues, of solve(a, b), of cholesky(a)): torch.autograd.grad in
 eager mode, jax.jit(jax.value_and_grad(f)).
+AD, JVP and VJP (--mode jvp_vjp; bench_peer_ad --mode=jvp_vjp has the
+objectives): (f(a), J t) and (f(a), J^T 1) with torch.func's jvp / vjp
+(functorch.jvp / functorch.vjp on torch 1.x, the same functions) and
+jax.jit of jax.jvp / jax.vjp.
 
 Timing rule (the one of bench/peer/timing.hpp): one warm-up call (jax:
 after compiling); a warm-up interrupted after --cap seconds is a timeout,
@@ -303,6 +307,89 @@ def run_linalg(fw, args, ad):
     return results
 
 
+AD_JV_OPS = ["svd", "qr", "eigh", "lu", "solve", "lstsq"]
+AD_JV_SIZES = [4, 64, 256, 512]
+
+
+def ad_operands(op, n):
+    """(a, b, t) as numpy arrays: the twin of bench_peer_ad.cpp's ad_operands."""
+    import numpy as np
+    rows = 2 * n if op == "lstsq" else n
+    a, b, t = (linalg_peers.tensor_input(seed, rows, c, 0) for seed, c in ((1, n), (2, 1), (3, n)))
+    if op == "eigh":
+        a, t = 0.5 * (a + a.T), 0.5 * (t + t.T)
+    if op == "solve":
+        a = a + n * np.eye(n)
+    return tuple(np.ascontiguousarray(x) for x in (a, b, t))
+
+
+def run_jvp_vjp(fw, args):
+    results = {}
+    if fw == "torch":
+        import torch
+        try:
+            from torch.func import jvp, vjp
+        except ImportError:  # torch 1.x: the same functions in functorch
+            from functorch import jvp, vjp
+        L = torch.linalg
+        f = {
+            "svd": lambda a, b: L.svdvals(a).sum(),
+            "qr": lambda a, b: sum(x.sum() for x in L.qr(a)),
+            "eigh": lambda a, b: L.eigvalsh(a).sum(),
+            "lu": lambda a, b: (lambda p, l, u: l.sum() + u.sum())(*L.lu(a)),
+            "solve": lambda a, b: L.solve(a, b).sum(),
+            "lstsq": lambda a, b: L.lstsq(a, b).solution.sum(),
+        }
+        conv = torch.from_numpy
+        done = lambda r: r
+    else:
+        import jax
+        import jax.numpy as jnp
+        import jax.scipy.linalg as jsl
+        f = {
+            "svd": lambda a, b: jnp.linalg.svd(a, compute_uv=False).sum(),
+            "qr": lambda a, b: sum(x.sum() for x in jnp.linalg.qr(a)),
+            "eigh": lambda a, b: jnp.linalg.eigvalsh(a).sum(),
+            "lu": lambda a, b: (lambda p, l, u: l.sum() + u.sum())(*jsl.lu(a)),
+            "solve": lambda a, b: jnp.linalg.solve(a, b).sum(),
+            "lstsq": lambda a, b: jnp.linalg.lstsq(a, b)[0].sum(),
+        }
+        conv = lambda x: jax.device_put(jnp.asarray(x))
+        done = jax.block_until_ready
+    for op in AD_JV_OPS:
+        for n in AD_JV_SIZES:
+            for mode in ("jvp", "vjp"):
+                key = f"{mode}_{op}/{n}"
+                if args.filter and args.filter not in key:
+                    continue
+                a, b, t = (conv(x) for x in ad_operands(op, n))
+                g = (lambda fo: lambda a: fo(a, b))(f[op])
+                try:
+                    if fw == "torch":
+                        if mode == "jvp":
+                            fn = lambda g=g, a=a, t=t: jvp(g, (a,), (t,))
+                        else:
+                            def fn(g=g, a=a):
+                                y, back = vjp(g, a)
+                                return y, back(torch.ones_like(y))
+                    else:
+                        if mode == "jvp":
+                            jf = jax.jit(lambda a, t, g=g: jax.jvp(g, (a,), (t,)))
+                            fn = lambda jf=jf, a=a, t=t: done(jf(a, t))
+                        else:
+                            def vj(a, g=g):
+                                y, back = jax.vjp(g, a)
+                                return y, back(jnp.ones_like(y))
+                            jf = jax.jit(vj)
+                            fn = lambda jf=jf, a=a: done(jf(a))
+                        fn()  # compile (not timed)
+                    results[key] = measure(fn, args.budget, args.cap)
+                except Exception as e:  # noqa: BLE001 - reported, not fatal
+                    results[key] = {"error": f"{type(e).__name__}: {e}"[:200]}
+                print(f"  {fw} {args.threads}t {key} {results[key]}", file=sys.stderr, flush=True)
+    return results
+
+
 def versions(fw):
     import numpy as np
     v = {"numpy": np.__version__, "python": sys.version.split()[0]}
@@ -320,7 +407,7 @@ def versions(fw):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--framework", required=True, choices=["torch", "jax", "numpy"])
-    ap.add_argument("--mode", required=True, choices=["einsum", "linalg", "linalg_ad", "versions"])
+    ap.add_argument("--mode", required=True, choices=["einsum", "linalg", "linalg_ad", "jvp_vjp", "versions"])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--paths", default="")
     ap.add_argument("--out", required=True)
@@ -341,6 +428,8 @@ def main():
         out["results"] = run_einsum(args.framework, args, ours_paths)
     elif args.mode in ("linalg", "linalg_ad"):
         out["results"] = run_linalg(args.framework, args, args.mode == "linalg_ad")
+    elif args.mode == "jvp_vjp":
+        out["results"] = run_jvp_vjp(args.framework, args)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1)
 

@@ -4,6 +4,7 @@
 bench/results/REPORT.md with PNG charts of the ratios.
 
     python3 bench/peer/report.py [--build build-bench] [--budget S] [--cap S] [--quick]
+    python3 bench/peer/report.py --sections jvp_vjp --threads 1 --results /tmp/ad-report   # one section
 
 Normally run by `bash scripts/bench.sh` (which sets up the peers and
 builds the drivers first). Runs under Debian's /usr/bin/python3 (torch,
@@ -28,7 +29,6 @@ RESULTS = os.path.join(ROOT, "bench", "results")
 TORCH_PY = "/usr/bin/python3"
 JAX_PY = os.path.join(ROOT, ".venv-peers", "bin", "python")
 PEERS = os.path.join(HERE, "peers.py")
-THREADS = (1, 2)
 JAX_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 
 
@@ -79,7 +79,7 @@ def sh(cmd):
 # ---- collection ----------------------------------------------------------------------------
 
 def collect(args, tmp):
-    data = {"einsum": {}, "linalg": {}, "linalg_ad": {}, "perm": {}, "versions": {}, "paths": {}}
+    data = {"einsum": {}, "linalg": {}, "linalg_ad": {}, "jvp_vjp": {}, "perm": {}, "versions": {}, "paths": {}}
     exe = os.path.join(args.build, "bench", "peer", "bench_peer")
     exe_ad = os.path.join(args.build, "bench", "peer", "bench_peer_ad")
     core = os.path.join(args.build, "bench", "core", "bench_core")
@@ -92,7 +92,7 @@ def collect(args, tmp):
     lprule = ["--budget", str(args.linalg_budget), "--cap", str(args.cap)]
     filt = [f"--filter={args.filter}"] if args.filter else []
     pfilt = ["--filter", args.filter] if args.filter else []
-    for t in THREADS:
+    for t in args.threads:
         env = thread_env(t)
         # einsum (paths are planned once, at the first thread count, and reused)
         if "einsum" in args.sections:
@@ -113,7 +113,7 @@ def collect(args, tmp):
                     if r:
                         data["versions"][fw] = r["versions"]
         # linalg primal and AD
-        for mode in ("linalg", "linalg_ad"):
+        for mode in ("linalg", "linalg_ad", "jvp_vjp"):
             if mode not in args.sections:
                 continue
             log(f"== {mode}, {t} thread(s)")
@@ -122,8 +122,8 @@ def collect(args, tmp):
             if os.path.exists(binary):
                 o = os.path.join(tmp, f"{mode}_tenferro_{t}.json")
                 cmd = [binary, f"--threads={t}", f"--out={o}"] + lrule
-                if mode == "linalg":
-                    cmd.insert(1, "--mode=linalg")
+                if mode in ("linalg", "jvp_vjp"):
+                    cmd.insert(1, f"--mode={mode}")
                 r = run_json(cmd, env, o, t)
                 d["tenferro"] = r["results"] if r else {}
             else:
@@ -288,7 +288,7 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              f"jax {vj.get('jax', '?')} / jaxlib {vj.get('jaxlib', '?')} (PyPI, venv Python {vj.get('python', '?')}, "
              f"numpy {vj.get('numpy', '?')}); numpy {vn.get('numpy') or vt.get('numpy', '?')} (Debian, the numpy "
              "peer)")
-    L.append("- threads: each thread count t in (1, 2) runs every framework with OMP_NUM_THREADS = "
+    L.append(f"- threads: each thread count t in ({', '.join(map(str, args.threads))}) runs every framework with OMP_NUM_THREADS = "
              "OPENBLAS_NUM_THREADS = MKL_NUM_THREADS = t, tenferro::set_num_threads(t), torch.set_num_threads(t); "
              f"JAX at 1 thread: XLA_FLAGS=\"{JAX_ONE_THREAD}\", at 2 threads XLA's default (one per core, 2 here); "
              "every process of the t-thread section is pinned to t CPUs (sched_setaffinity, inherited by all its "
@@ -349,7 +349,18 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              "sum(solve(a, b)) with one right-hand side, sum(cholesky(a)), same operands as the primal table. "
              "tenferro: `TracedTensor` through `tenferro/linalg/traced.hpp`, `grad`, compiled once, "
              "the compiled program (value and gradient) timed; torch: eager `torch.autograd.grad`; jax: "
-             "`jax.jit(jax.value_and_grad(f))`.")):
+             "`jax.jit(jax.value_and_grad(f))`."),
+            ("jvp_vjp", "AD: JVP and VJP",
+             "f64, one n x n matrix, n = 4, 64, 256, 512. Scalar objectives: sum of singular values (svd), "
+             "sum(q) + sum(r) (reduced qr), sum of eigenvalues (eigh, symmetric operand), sum(l) + sum(u) (lu "
+             "with partial pivoting), sum(solve(a, b)) (a + n I, one right-hand side), sum of the lstsq "
+             "solution (tall 2n x n, one right-hand side). `jvp_`: value and directional derivative along a "
+             "fixed tangent; `vjp_`: value and the vector-Jacobian product with cotangent 1. tenferro: "
+             "`TracedTensor`, `jvp` / `vjp`, compiled once, `run_compiled` timed (bench_peer_ad "
+             "--mode=jvp_vjp); torch: `torch.func.jvp` / `torch.func.vjp` (`functorch` on torch 1.x), "
+             "eager; jax: `jax.jit` of `jax.jvp` / `jax.vjp` (compilation not timed). torch and jax "
+             "differentiate `svdvals` / `eigvalsh` (jax: `svd(compute_uv=False)`), tenferro the full "
+             "decomposition.")):
         if not data[mode]:
             continue
         peers = ["torch", "jax"]
@@ -445,22 +456,28 @@ def summary_row(name, t, rows, pending=False):
 
 
 def main():
+    global RESULTS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--budget", type=float, default=0.3, help="seconds of timed calls per case")
     ap.add_argument("--linalg-budget", type=float, default=0.5, help="the same for linalg cases")
     ap.add_argument("--cap", type=float, default=8.0, help="interrupt a peer's warm-up after this many seconds")
     ap.add_argument("--perm-min-time", default="0.2")
-    ap.add_argument("--sections", default="einsum,linalg,linalg_ad,perm")
+    ap.add_argument("--sections", default="einsum,linalg,linalg_ad,jvp_vjp,perm")
+    ap.add_argument("--threads", default="1,2", help="thread counts, e.g. 1 or 1,2")
+    ap.add_argument("--results", default=RESULTS,
+                    help="folder of REPORT.md, raw.json and the charts (another one for a partial run)")
     ap.add_argument("--filter", default="", help="substring of the einsum instance names (for trials)")
     ap.add_argument("--tmp", default=os.path.join(ROOT, "build-bench", "peer-report"))
     ap.add_argument("--from-raw", default="", help="rewrite the report from a raw.json of an earlier run")
     args = ap.parse_args()
+    RESULTS = os.path.abspath(args.results)
+    args.threads = [int(t) for t in args.threads.split(",")]
     if args.from_raw:
         with open(args.from_raw, encoding="utf-8") as f:
             data = json.load(f)
-        for sec in ("einsum", "linalg", "linalg_ad", "perm"):
-            data[sec] = {int(t): d for t, d in data[sec].items()}
+        for sec in ("einsum", "linalg", "linalg_ad", "jvp_vjp", "perm"):
+            data[sec] = {int(t): d for t, d in data.get(sec, {}).items()}
         m = data.pop("meta")
         for k in ("budget", "linalg_budget", "cap", "perm_min_time"):
             setattr(args, k, m[k])

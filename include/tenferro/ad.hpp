@@ -114,6 +114,39 @@ TracedTensor jvp(const TracedTensor& y, const TracedTensor& wrt, const TracedTen
 /// Hessian-vector product: the derivative of grad(y, x) in direction v.
 TracedTensor hvp(const TracedTensor& y, const TracedTensor& x, const TracedTensor& v);
 
+/// A function of traced tensors, for `checkpoint`.
+using TracedFunction = std::function<std::vector<TracedTensor>(const std::vector<TracedTensor>&)>;
+
+/// Checkpointing (rematerialisation): `f(inputs)`, marked so that reverse
+/// mode (`grad`, `vjp`, and `hvp` through them) keeps none of the values
+/// computed inside `f` for the backward pass, but recomputes them from
+/// `inputs` (and whatever `f` captured) when the backward pass reaches the
+/// call. Forward values, `jvp` and gradients are those of `f(inputs)`;
+/// the compiled gradient program holds fewer values at once, at the price
+/// of a second forward pass of `f` (Note [Checkpointing] in
+/// src/ad/checkpoint.cpp; docs/ad.md).
+///
+/// ```cpp
+/// auto step = [&](const TracedTensor& h) { return tanh(matmul(w, h)); };
+/// TracedTensor h = x;
+/// for (int s = 0; s < 8; ++s)                  // 8 checkpoints of 8 steps each
+///   h = checkpoint([&](const TracedTensor& v) {
+///     TracedTensor u = v;
+///     for (int k = 0; k < 8; ++k) u = step(u);
+///     return u;
+///   }, h);
+/// TracedTensor g = grad(h.sum(), x);           // keeps ~8 + 8 activations, not 64
+/// ```
+/// A value computed inside `f` must leave it as a result: using it outside
+/// otherwise (e.g. through a captured reference) is a ValueError when
+/// differentiated. A checkpoint inside a checkpointed function is
+/// recomputed as part of the outer one.
+std::vector<TracedTensor> checkpoint(const TracedFunction& f,
+                                     const std::vector<TracedTensor>& inputs);
+/// The same for a function of one tensor.
+TracedTensor checkpoint(const std::function<TracedTensor(const TracedTensor&)>& f,
+                        const TracedTensor& x);
+
 // ---- eager tensors -----------------------------------------------------------------
 
 /// Accumulates d(y)/d(leaf) into every `requires_grad()` leaf `y` depends

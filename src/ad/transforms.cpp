@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <memory>
 
+#include "checkpoint.hpp"
 #include "rules.hpp"
 #include "tenferro/ad.hpp"
 #include "tenferro/runtime/value_ops.hpp"
@@ -19,30 +20,41 @@ using Key = std::pair<const Node*, int>;
 
 Key key(const Value& v) { return {v.node.get(), v.index}; }
 
-// Nodes reachable from `roots` in topological order (operands first), as owning pointers.
-std::vector<std::shared_ptr<const Node>> topo(std::span<const Value> roots) {
+// Nodes reachable from `roots` in topological order (operands first), as
+// owning pointers; `children(n)` lists what must come before `n`.
+template <class Children>
+std::vector<std::shared_ptr<const Node>> topo(std::span<const Value> roots, Children children) {
   std::vector<std::shared_ptr<const Node>> order;
   std::unordered_set<const Node*> seen;
-  std::vector<std::pair<std::shared_ptr<const Node>, std::size_t>> stack;
+  struct Frame {
+    std::shared_ptr<const Node> node;
+    const std::vector<Value>* children;
+    std::size_t next;
+  };
+  std::vector<Frame> stack;
   for (const Value& r : roots) {
     if (!r.defined() || seen.count(r.node.get())) continue;
     seen.insert(r.node.get());
-    stack.push_back({r.node, 0});
+    stack.push_back({r.node, &children(*r.node), 0});
     while (!stack.empty()) {
-      auto& top = stack.back();
-      if (top.second < top.first->inputs.size()) {
-        const Value& c = top.first->inputs[top.second++];
+      Frame& top = stack.back();
+      if (top.next < top.children->size()) {
+        const Value& c = (*top.children)[top.next++];
         if (!seen.count(c.node.get())) {
           seen.insert(c.node.get());
-          stack.push_back({c.node, 0});
+          stack.push_back({c.node, &children(*c.node), 0});
         }
       } else {
-        order.push_back(top.first);
+        order.push_back(top.node);
         stack.pop_back();
       }
     }
   }
   return order;
+}
+
+std::vector<std::shared_ptr<const Node>> topo(std::span<const Value> roots) {
+  return topo(roots, [](const Node& n) -> const std::vector<Value>& { return n.inputs; });
 }
 
 bool differentiable(DType d) { return is_float(d); }
@@ -74,7 +86,14 @@ Value accumulate(const Value& a, const Value& b) {
 
 }  // namespace
 
-std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wrt, std::span<const Value> tangents) {
+namespace {
+
+// Forward mode. With `regions` (reverse mode's linearization), each
+// checkpointed region is one linear node from its free inputs' tangents to
+// its outputs' tangents (Note [Checkpointing], checkpoint.cpp), and the
+// nodes inside it are not visited.
+std::vector<Value> linearize(std::span<const Value> outputs, std::span<const Value> wrt,
+                             std::span<const Value> tangents, const detail::Regions* regions) {
   TF_CHECK(wrt.size() == tangents.size(), ValueError, "jvp", wrt.size(), " inputs but ", tangents.size(),
            " tangents");
   std::map<Key, Value> tan;
@@ -84,8 +103,55 @@ std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wr
     seeded.insert(key(wrt[i]));
     if (tangents[i].defined()) tan[key(wrt[i])] = tangents[i];
   }
-  for (const auto& node : topo(outputs)) {
+  std::vector<std::shared_ptr<const Node>> order;
+  std::set<const detail::RegionUse*> linearized;
+  if (regions == nullptr || regions->empty()) {
+    order = topo(outputs);
+  } else {
+    auto leak_check = [&](const Value& v, const Node* user) {
+      const detail::RegionUse* r = regions->containing(v.node.get());
+      if (r == nullptr || (user != nullptr && r->interior(user))) return;
+      bool returned = std::any_of(r->outputs.begin(), r->outputs.end(), [&](const Value& o) {
+        return o.node == v.node && o.index == v.index;
+      });
+      TF_CHECK(returned, ValueError, "vjp",
+               "a value computed inside a checkpointed function is used outside it without being "
+               "returned by it ",
+               "(checkpoint region ", r->serial, "); return it from the function");
+    };
+    for (const Value& y : outputs) leak_check(y, nullptr);
+    order = topo(outputs, [&](const Node& n) -> const std::vector<Value>& {
+      auto it = regions->by_output_node.find(&n);
+      if (it != regions->by_output_node.end()) return it->second->free;
+      for (const Value& v : n.inputs) leak_check(v, &n);
+      return n.inputs;
+    });
+  }
+  for (const auto& node : order) {
     if (node->kind == NodeKind::input || node->kind == NodeKind::constant) continue;
+    if (regions != nullptr && !regions->empty()) {
+      auto it = regions->by_output_node.find(node.get());
+      if (it != regions->by_output_node.end()) {
+        const detail::RegionUse* r = it->second;
+        if (!linearized.insert(r).second) continue;
+        std::vector<Value> ft;
+        for (const Value& x : r->free) {
+          auto t = tan.find(key(x));
+          ft.push_back(t == tan.end() ? Value{} : t->second);
+        }
+        std::shared_ptr<const detail::RegionUse> owner;
+        for (const auto& p : regions->list)
+          if (p.get() == r) owner = p;
+        std::vector<Value> out_t = detail::region_tangents(owner, ft);
+        for (std::size_t k = 0; k < out_t.size(); ++k) {
+          Key kk = key(r->outputs[k]);
+          if (seeded.count(kk) || !out_t[k].defined() || !differentiable(r->outputs[k].dtype()))
+            continue;
+          tan[kk] = out_t[k];
+        }
+        continue;
+      }
+    }
     std::vector<Value> t(node->inputs.size());
     bool any = false;
     for (std::size_t i = 0; i < node->inputs.size(); ++i) {
@@ -122,7 +188,8 @@ std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wr
   return res;
 }
 
-std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> cotangents, std::span<const Value> wrt) {
+std::vector<Value> vjp_impl(std::span<const Value> outputs, std::span<const Value> cotangents,
+                            std::span<const Value> wrt, bool use_regions) {
   TF_CHECK(outputs.size() == cotangents.size(), ValueError, "vjp", outputs.size(), " outputs but ",
            cotangents.size(), " cotangents");
   for (std::size_t j = 0; j < outputs.size(); ++j) check_pair(outputs[j], cotangents[j], "vjp", "cotangent");
@@ -137,7 +204,9 @@ std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> co
     placeholders.insert(p.node.get());
     place.push_back(p);
   }
-  std::vector<Value> ty = jvp(outputs, wrt, place);
+  detail::Regions regions;
+  if (use_regions) regions = detail::find_regions(topo(outputs));
+  std::vector<Value> ty = linearize(outputs, wrt, place, &regions);
   // Linear nodes: those that depend on a placeholder.
   std::vector<std::shared_ptr<const Node>> order = topo(ty);
   std::unordered_set<const Node*> linear;
@@ -197,6 +266,24 @@ std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> co
     res.push_back(it == ct.end() || !it->second.defined() ? vops::zeros_like(wrt[i]) : it->second);
   }
   return res;
+}
+
+}  // namespace
+
+std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wrt,
+                       std::span<const Value> tangents) {
+  return linearize(outputs, wrt, tangents, nullptr);
+}
+
+std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> cotangents,
+                       std::span<const Value> wrt) {
+  return vjp_impl(outputs, cotangents, wrt, true);
+}
+
+std::vector<Value> detail::vjp_without_regions(std::span<const Value> outputs,
+                                               std::span<const Value> cotangents,
+                                               std::span<const Value> wrt) {
+  return vjp_impl(outputs, cotangents, wrt, false);
 }
 
 bool has_jvp_rule(OpKind kind) { return detail::has_jvp(kind); }

@@ -744,8 +744,13 @@ std::vector<Value> eigvals_jvp(const NoFamilyAttrs&, std::span<const Value> in, 
 // ---- matrix_exp ---------------------------------------------------------------------------------
 // d exp(a) = L(a, da), the Frechet derivative: the top-right block of
 // exp([[a, da], [0, a]]), as the op linalg.matrix_exp_frechet(a, e), linear in e
-// with adjoint L(a^H, .). Its own derivative in a is the top-right block of
-// L([[a, da], [0, a]], [[e, 0], [0, e]]) (= D^2 exp(a)[da, e]).
+// with adjoint L(a^H, .). Its own derivative in a, D^2 exp(a)[da, e], is the
+// top-right block of L([[a, e], [0, a]], [[da, 0], [0, da]]): the top-right
+// block of exp([[x, e], [0, x]]) is L(x, e), and moving x along da moves the
+// block matrix along diag(da, da). So the tangent da enters only the second,
+// linear operand of a Frechet derivative, whose transpose exists: reverse
+// mode through the gradient (grad of grad) works, and reverse mode never
+// needs the transpose over the first operand.
 Value block2(const Value& a11, const Value& a12, const Value& a21, const Value& a22) {
   return concatenate({concatenate({a11, a12}, 1), concatenate({a21, a22}, 1)}, 0);
 }
@@ -770,7 +775,7 @@ std::vector<Value> frechet_jvp(const NoFamilyAttrs&, std::span<const Value> in, 
   if (t[1].defined()) r = frechet(a, t[1]);
   if (t[0].defined()) {
     Value z = zeros_like(a);
-    Value second = top_right(frechet(block2(a, t[0], z, a), block2(e, z, z, e)), a.shape()[0]);
+    Value second = top_right(frechet(block2(a, e, z, a), block2(t[0], z, z, t[0])), a.shape()[0]);
     r = r.defined() ? add(r, second) : second;
   }
   return {r};
@@ -778,8 +783,10 @@ std::vector<Value> frechet_jvp(const NoFamilyAttrs&, std::span<const Value> in, 
 
 std::vector<Value> frechet_transpose(const NoFamilyAttrs&, std::span<const Value> in, std::span<const bool> linear,
                                      std::span<const Value> ct) {
-  TF_CHECK(!linear[0], UnimplementedError, "linalg.matrix_exp_frechet",
-           "reverse mode over its first operand (third derivatives of matrix_exp in reverse mode)");
+  TF_CHECK(
+      !linear[0], UnimplementedError, "linalg.matrix_exp_frechet",
+      "reverse mode over its first operand (the derivative rules of matrix_exp never need it: ",
+      "call matrix_exp_frechet through them)");
   if (!ct[0].defined()) return none(2);
   return {Value{}, frechet(adj(in[0]), ct[0])};
 }

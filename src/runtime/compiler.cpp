@@ -114,8 +114,39 @@ Program GraphCompiler::lower(const std::vector<TracedTensor>& outputs) {
     }
     return it->second;
   };
-  for (const TracedTensor& t : outputs) {
-    const Node* root = t.graph_value().node.get();
+  // Note [Output order]: outputs are lowered one after another, depth first;
+  // the values of a finished output's walk that a later output reads stay
+  // alive until it is lowered. Walking the output that reaches the most
+  // nodes first lets the others reuse its work at once: for grad(loss, {x,
+  // w}) of a deep chain, dw reaches every step's cotangent and dx only the
+  // first step's, so lowering dx first would keep all cotangents alive until
+  // dw. The slots of the program outputs keep the order given. (At most 16
+  // outputs are ranked: the count costs one walk per output.)
+  std::vector<const Node*> roots;
+  for (const TracedTensor& t : outputs) roots.push_back(t.graph_value().node.get());
+  if (roots.size() > 1 && roots.size() <= 16) {
+    std::vector<std::size_t> reach(roots.size(), 0);
+    for (std::size_t r = 0; r < roots.size(); ++r) {
+      std::set<const Node*> seen{roots[r]};
+      std::vector<const Node*> todo{roots[r]};
+      while (!todo.empty()) {
+        const Node* n = todo.back();
+        todo.pop_back();
+        if (n->kind == NodeKind::input || !n->values.empty()) continue;
+        for (const Node* c : children(n))
+          if (seen.insert(c).second) todo.push_back(c);
+      }
+      reach[r] = seen.size();
+    }
+    std::vector<std::size_t> order(roots.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return reach[a] > reach[b]; });
+    std::vector<const Node*> sorted;
+    for (std::size_t r : order) sorted.push_back(roots[r]);
+    roots = std::move(sorted);
+  }
+  for (const Node* root : roots) {
     if (done.count(root)) continue;
     stack.push_back({root, 0});
     while (!stack.empty()) {
@@ -335,6 +366,40 @@ Program fuse_elementwise(Program p) {
     if (!p.slot_meta[static_cast<std::size_t>(b.inputs[0])].shape.empty()) return -1;
     return b.inputs[0];
   };
+  // Note [Fusion and liveness]: fusing i into a later j keeps i's operands
+  // alive until j. When i is the last reader of an operand (the operand
+  // would be freed at i) and a non-elementwise instruction runs between i
+  // and j (it allocates its result meanwhile), fusing would hold more
+  // memory than the separate instructions: a chain of adds accumulating
+  // terms that contractions produce one by one (the gradient of a
+  // parameter used by every step of a deep network) would keep every term
+  // alive until the end. Such pairs are not fused.
+  std::vector<int> last(static_cast<std::size_t>(p.num_slots()), -1);
+  for (std::size_t k = 0; k < n; ++k)
+    for (int s : p.code[k].inputs) last[static_cast<std::size_t>(s)] = static_cast<int>(k);
+  std::vector<bool> held(static_cast<std::size_t>(p.num_slots()),
+                         false);  // never freed by the program
+  for (int s : p.outputs) held[static_cast<std::size_t>(s)] = true;
+  for (const auto& in : p.inputs) held[static_cast<std::size_t>(in.slot)] = true;
+  for (const auto& c : p.constants) held[static_cast<std::size_t>(c.first)] = true;
+  for (const Instruction& ins : p.code)
+    if (ins.hoisted)
+      for (int o : ins.outputs) held[static_cast<std::size_t>(o)] = true;
+  std::vector<int> allocating_before(n + 1, 0);  // instructions before k that allocate a buffer
+  for (std::size_t k = 0; k < n; ++k) {
+    // Scalar broadcasts are absorbed into the fused kernel below: no buffer.
+    bool absorbed = is_primitive(p.code[k], OpKind::broadcast_in_dim) &&
+                    scalar_broadcast(p.code[k].outputs[0]) >= 0;
+    allocating_before[k + 1] = allocating_before[k] + (fusable(k) || absorbed ? 0 : 1);
+  }
+  auto extends_liveness = [&](std::size_t i, std::size_t j) {
+    if (allocating_before[j] - allocating_before[i + 1] == 0) return false;
+    for (int s : p.code[i].inputs)
+      if (last[static_cast<std::size_t>(s)] == static_cast<int>(i) &&
+          !held[static_cast<std::size_t>(s)] && scalar_broadcast(s) < 0)
+        return true;
+    return false;
+  };
   // group[i]: the instruction that the result of i is fused into (its only user), or -1.
   std::vector<int> into(n, -1);
   for (std::size_t j = 0; j < n; ++j) {
@@ -346,6 +411,7 @@ Program fuse_elementwise(Program p) {
       if (uses[static_cast<std::size_t>(s)] != 1 || is_output[static_cast<std::size_t>(s)]) continue;
       if (p.slot_meta[static_cast<std::size_t>(s)].shape != p.slot_meta[static_cast<std::size_t>(J.outputs[0])].shape)
         continue;
+      if (extends_liveness(static_cast<std::size_t>(i), j)) continue;
       into[static_cast<std::size_t>(i)] = static_cast<int>(j);
     }
   }
@@ -450,4 +516,39 @@ Program assign_buffers(Program p) {
 }
 
 }  // namespace passes
+
+std::optional<std::int64_t> peak_live_bytes(const Program& p) {
+  std::vector<std::int64_t> bytes(static_cast<std::size_t>(p.num_slots()), 0);
+  for (std::size_t s = 0; s < bytes.size(); ++s) {
+    auto shape = try_constant_shape(p.slot_meta[s].shape);
+    if (!shape) return std::nullopt;
+    std::int64_t n = static_cast<std::int64_t>(dtype_size(p.slot_meta[s].dtype));
+    for (std::int64_t d : *shape) n *= d;
+    bytes[s] = n;
+  }
+  // Slots whose buffer never goes away: inputs, constants, hoisted results.
+  std::vector<bool> pinned(bytes.size(), false);
+  std::int64_t live = 0;
+  for (const auto& in : p.inputs) pinned[static_cast<std::size_t>(in.slot)] = true;
+  for (const auto& c : p.constants) pinned[static_cast<std::size_t>(c.first)] = true;
+  for (const Instruction& ins : p.code)
+    if (ins.hoisted)
+      for (int o : ins.outputs) pinned[static_cast<std::size_t>(o)] = true;
+  for (std::size_t s = 0; s < bytes.size(); ++s)
+    if (pinned[s]) live += bytes[s];
+  std::int64_t peak = live;
+  for (const Instruction& ins : p.code) {
+    int moved = ins.inplace >= 0 ? ins.inputs[static_cast<std::size_t>(ins.inplace)] : -1;
+    for (std::size_t k = 0; k < ins.outputs.size(); ++k) {
+      std::size_t o = static_cast<std::size_t>(ins.outputs[k]);
+      if (!pinned[o] && !(k == 0 && moved >= 0)) live += bytes[o];
+    }
+    peak = std::max(peak, live);
+    for (int s : ins.release)
+      if (s != moved && !pinned[static_cast<std::size_t>(s)])
+        live -= bytes[static_cast<std::size_t>(s)];
+  }
+  return peak;
+}
+
 }  // namespace tenferro

@@ -165,6 +165,29 @@ TEST(Passes, FusionKeepsSharedIntermediates) {
   expect_same_results(GraphCompiler::lower({y1, y2}), after, {{"a", random_tensor({4}, DType::f32, 12)}});
 }
 
+TEST(Passes, FusionDoesNotHoldTermsOfAnAccumulation) {
+  // acc = t_0 + t_1 + ... + t_7 with each term a contraction computed between
+  // the adds (Note [Fusion and liveness]): fusing the chain into one kernel
+  // would keep all 8 terms alive at once; the adds stay separate instead,
+  // and the fused program holds no more bytes at once than the unfused one.
+  auto x = TracedTensor::input("x", DType::f64, {Dim(8), Dim(8)});
+  TracedTensor acc = x.matmul(x);
+  TracedTensor term = acc;
+  for (int k = 1; k < 8; ++k) {
+    term = term.matmul(x);
+    acc = acc + term.tanh();
+  }
+  GraphCompiler fused, unfused({.fusion = false});
+  Program pf = fused.compile(acc), pu = unfused.compile(acc);
+  const std::int64_t matrix = 8 * 8 * 8;
+  EXPECT_LE(peak_live_bytes(pf).value(), peak_live_bytes(pu).value()) << pf.to_text();
+  EXPECT_LE(peak_live_bytes(pf).value(), 6 * matrix) << pf.to_text();
+  EXPECT_GE(count(pf.to_text(), "= fused{"), 7u) << pf.to_text();  // tanh + add pairs still fuse
+  CpuBackend cpu;
+  expect_same_results(pu, pf,
+                      {{"x", mul(random_tensor({8, 8}, DType::f64, 14), Scalar(0.3), cpu)}});
+}
+
 TEST(Passes, BufferLivenessAndInPlaceReuse) {
   auto x = TracedTensor::input("x", DType::f64, {Dim("n")});
   auto t = x.reshape({Dim("n"), Dim(1)}).matmul(x.reshape({Dim(1), Dim("n")}));  // outer product

@@ -19,6 +19,8 @@
 /// results bit-for-bit those of the traced program. (Found by the
 /// random-program tests, tests/fuzz.)
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -63,5 +65,21 @@ Program sort_dot_dimensions(Program p);
 Program fuse_elementwise(Program p);
 Program assign_buffers(Program p);
 }  // namespace passes
+
+/// The largest number of bytes that `p`'s values occupy at once when it
+/// runs, as its buffer liveness (`passes::assign_buffers`) describes it:
+/// inputs, constants and hoisted results all the time; every other
+/// instruction result from the instruction that writes it (no new buffer
+/// when written in place) until its last read, or to the end for program
+/// outputs. Values whose extents are symbolic make it nullopt. An upper
+/// bound where a kernel returns a view of its operand instead of a new
+/// buffer. Used to compare programs, e.g. a gradient with and without
+/// `checkpoint`.
+///
+/// ```cpp
+/// Program p = GraphCompiler().compile(grad(loss, x));
+/// std::int64_t bytes = peak_live_bytes(p).value();
+/// ```
+std::optional<std::int64_t> peak_live_bytes(const Program& p);
 
 }  // namespace tenferro
