@@ -4,7 +4,8 @@
 # nothing happens when it is already complete. It is made from Debian's
 # /usr/bin/python3 (3.11) with --system-site-packages, so that Debian's
 # python3-numpy and python3-torch (scripts/setup.sh installs them) are seen,
-# and pip adds the build tools, pytest and jax (CPU) from PyPI. The
+# and pip adds the build tools, pytest, jax (CPU) and safetensors (the
+# io interop tests) from PyPI. The
 # constraint keeps pip from replacing Debian's numpy 1.24 in the venv: jax
 # 0.4.30 is the newest jax whose requirements numpy 1.24 meets (and torch
 # 1.13 is built against numpy 1.x).
@@ -13,7 +14,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$root/.venv-py"
 py="$venv/bin/python"
-check='import scikit_build_core, nanobind, pytest, numpy, torch, jax'
+check='import scikit_build_core, nanobind, pytest, numpy, torch, jax, safetensors'
 if [ -x "$py" ] && "$py" -c "$check" > /dev/null 2>&1; then
   exit 0
 fi
@@ -25,7 +26,7 @@ if [ ! -x "$py" ]; then
   echo "setup_python: creating $venv (Debian python3, system site packages)"
   /usr/bin/python3 -m venv --system-site-packages "$venv"
 fi
-echo "setup_python: installing scikit-build-core, nanobind, pytest, jax[cpu] into $venv"
+echo "setup_python: installing scikit-build-core, nanobind, pytest, jax[cpu], safetensors into $venv"
 "$py" -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "nanobind>=2.0" pytest "jax[cpu]==0.4.30" "numpy==$("$py" -c 'import numpy; print(numpy.__version__)')"
+  "scikit-build-core>=0.10" "nanobind>=2.0" pytest "jax[cpu]==0.4.30" "safetensors==0.8.0" "numpy==$("$py" -c 'import numpy; print(numpy.__version__)')"
 "$py" -c "$check"
