@@ -244,15 +244,7 @@ TEST(Dist, PlanForManyRanks) {
       hi = std::max(hi, n);
     }
     EXPECT_LE(hi - lo, 1);
-    if (ranks <= 64) {
-      EXPECT_GE(p.num_slices, ranks);
-    } else {
-      // Slicing stops where no summed label shrinks an intermediate any
-      // more: the ranks beyond the slice count idle, and the model says so.
-      EXPECT_LT(p.num_slices, ranks);
-      EXPECT_EQ(lo, 0);
-      EXPECT_LE(p.predicted_speedup(), static_cast<double>(p.num_slices));
-    }
+    EXPECT_GE(p.num_slices, ranks);
     EXPECT_LE(p.peak_bytes_per_rank, 1 << 16);
     EXPECT_DOUBLE_EQ(p.max_rank_flops, p.flops_per_slice * static_cast<double>(hi));
     EXPECT_NEAR(p.total_flops, p.flops_per_slice * static_cast<double>(p.num_slices), 1e-9 * p.total_flops);
