@@ -5,11 +5,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <ctime>
 #include <cmath>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -26,9 +29,19 @@ namespace tenferro::dist {
 
 // ---- Session -------------------------------------------------------------------
 
+// A planned contraction (spec, distributed plan and its primitive program).
+struct Planned {
+  EinsumSpec spec;
+  Plan plan;
+  EinsumPlan program;
+};
+
 struct Session::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   bool finalize = false;
+  // Plans by (subscripts, operand metadata, options); bounded, cleared when full.
+  std::map<std::string, std::shared_ptr<const Planned>> plans;
+  static constexpr std::size_t kMaxPlans = 64;
 };
 
 namespace {
@@ -385,25 +398,55 @@ Tensor own_contiguous(const Tensor& t, const std::vector<Tensor>& operands) {
   return c;
 }
 
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double thread_cpu() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Gathers this rank's contraction times into `st` on every rank.
+void gather_stats(Stats& st, const Session& s) {
+  st.contract_seconds_per_rank.assign(static_cast<std::size_t>(s.size()), 0.0);
+  st.contract_cpu_seconds_per_rank.assign(static_cast<std::size_t>(s.size()), 0.0);
+  mpi_check(MPI_Allgather(&st.contract_seconds, 1, MPI_DOUBLE, st.contract_seconds_per_rank.data(), 1, MPI_DOUBLE,
+                          comm_of(s)),
+            "MPI_Allgather");
+  mpi_check(MPI_Allgather(&st.contract_cpu_seconds, 1, MPI_DOUBLE, st.contract_cpu_seconds_per_rank.data(), 1,
+                          MPI_DOUBLE, comm_of(s)),
+            "MPI_Allgather");
+}
+
 struct Prepared {
-  EinsumSpec spec;
-  Plan plan;
-  EinsumPlan program;
+  std::shared_ptr<const Planned> planned;
   std::vector<Tensor> operands;  // the cotangent excluded
   Tensor cotangent;
 };
+
+std::string plan_key(std::string_view subscripts, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
+                     int ranks, const Options& o) {
+  std::ostringstream os;
+  os.precision(17);
+  os << subscripts << '|' << ranks << '|' << o.memory_limit_bytes << '|' << o.min_slices_per_rank << '|'
+     << static_cast<int>(o.optimizer) << '|' << o.seed << '|' << o.effort << '|' << static_cast<int>(o.operands);
+  for (std::size_t k = 0; k < shapes.size(); ++k) os << '|' << dtypes[k] << shapes[k];
+  return os.str();
+}
 
 // `cotangent`: the VJP's output cotangent, shared like an operand (nullptr: none).
 Prepared prepare(std::string_view subscripts, const std::vector<Tensor>& given, const Tensor* cotangent,
                  const Session& s, const Options& o) {
   std::vector<Tensor> all = given;
   if (cotangent != nullptr) all.push_back(*cotangent);
+  const double t0 = now();
   std::vector<Tensor> shared = share_operands(all, s, o);
-  std::optional<Prepared> p;
+  const double t1 = now();
+  Prepared p;
+  bool planned_now = false;
   phase(s, "dist::einsum", "planning", [&] {
-    Tensor cot;
     if (cotangent != nullptr) {
-      cot = shared.back();
+      p.cotangent = shared.back();
       shared.pop_back();
     }
     std::vector<Shape> shapes;
@@ -412,17 +455,35 @@ Prepared prepare(std::string_view subscripts, const std::vector<Tensor>& given, 
       shapes.push_back(t.shape());
       dtypes.push_back(t.dtype());
     }
-    EinsumSpec spec = parse_einsum(subscripts, ranks_of(shapes));
-    Plan pl = plan(spec, shapes, dtypes, s.size(), o);
-    EinsumPlan program = EinsumPlan::build(spec, shapes, dtypes, pl.path);
+    auto& plans = s.impl().plans;
+    const std::string key = plan_key(subscripts, shapes, dtypes, s.size(), o);
+    auto it = plans.find(key);
+    if (it != plans.end()) {
+      p.planned = it->second;
+    } else {
+      EinsumSpec spec = parse_einsum(subscripts, ranks_of(shapes));
+      Plan pl = plan(spec, shapes, dtypes, s.size(), o);
+      EinsumPlan program = EinsumPlan::build(spec, shapes, dtypes, pl.path);
+      p.planned = std::make_shared<const Planned>(Planned{std::move(spec), std::move(pl), std::move(program)});
+      planned_now = true;
+      if (plans.size() >= Session::Impl::kMaxPlans) plans.clear();
+      plans.emplace(key, p.planned);
+    }
+    const EinsumPlan& program = p.planned->program;
     if (cotangent != nullptr)
-      TF_CHECK(cot.shape() == program.output_shape() && cot.dtype() == program.dtype(), ShapeError,
-               "dist::einsum_vjp", "the cotangent is ", cot.dtype(), cot.shape(), " but the result of \"",
-               einsum_echo(spec.text), "\" is ", program.dtype(), program.output_shape());
-    p.emplace(Prepared{std::move(spec), std::move(pl), std::move(program), std::move(shared), std::move(cot)});
+      TF_CHECK(p.cotangent.shape() == program.output_shape() && p.cotangent.dtype() == program.dtype(), ShapeError,
+               "dist::einsum_vjp", "the cotangent is ", p.cotangent.dtype(), p.cotangent.shape(),
+               " but the result of \"", einsum_echo(p.planned->spec.text), "\" is ", program.dtype(),
+               program.output_shape());
+    p.operands = std::move(shared);
   });
-  if (o.print_plan && s.rank() == o.root) std::cout << p->plan.to_string() << std::flush;
-  return std::move(*p);
+  if (o.stats != nullptr) {
+    *o.stats = Stats{};
+    o.stats->share_seconds = t1 - t0;
+    o.stats->plan_seconds = planned_now ? now() - t1 : 0.0;
+  }
+  if (o.print_plan && s.rank() == o.root) std::cout << p.planned->plan.to_string() << std::flush;
+  return p;
 }
 
 // Operand `t` (labels `labels`) with each axis of a sliced label fixed to
@@ -565,13 +626,24 @@ Tensor einsum(std::string_view subscripts, const std::vector<Tensor>& operands, 
   Prepared p = prepare(subscripts, operands, nullptr, session, options);
   const std::size_t r = static_cast<std::size_t>(session.rank());
   Tensor part;
+  const double w0 = now(), c0 = thread_cpu();
   phase(session, "dist::einsum", "contracting its slices", [&] {
     part = own_contiguous(
-        contract_slices(p.program, p.operands, backend, p.plan.slice_begin[r], p.plan.slice_begin[r + 1]),
+        contract_slices(p.planned->program, p.operands, backend, p.planned->plan.slice_begin[r],
+                        p.planned->plan.slice_begin[r + 1]),
         p.operands);
+    if (options.stats != nullptr) {
+      options.stats->contract_seconds = now() - w0;
+      options.stats->contract_cpu_seconds = thread_cpu() - c0;
+    }
   });
   const bool to_root = options.result == Placement::root;
+  const double r0 = now();
   sum_over_ranks(part, to_root, options.root, session);
+  if (options.stats != nullptr) {
+    options.stats->reduce_seconds = now() - r0;
+    gather_stats(*options.stats, session);
+  }
   if (to_root && session.rank() != options.root) return Tensor{};
   return part;
 }
@@ -581,19 +653,20 @@ VjpResult einsum_vjp(std::string_view subscripts, const std::vector<Tensor>& ope
   Prepared p = prepare(subscripts, operands, &cotangent, session, options);
   const std::size_t r = static_cast<std::size_t>(session.rank());
   VjpResult out;
+  const double w0 = now(), c0 = thread_cpu();
   phase(session, "dist::einsum_vjp", "differentiating its slices", [&] {
-    const EinsumPlan& plan = p.program;
+    const EinsumPlan& plan = p.planned->program;
     const std::size_t n = p.operands.size();
     for (std::size_t k = 0; k < n; ++k) out.grads.push_back(Tensor::zeros(p.operands[k].shape(), p.operands[k].dtype()));
     out.value = Tensor::zeros(plan.output_shape(), plan.dtype());
     EagerRuntime rt(backend);
-    const PathOptions fixed{.path = p.plan.path.pairs};
-    const EinsumSpec& spec = p.spec;
+    const PathOptions fixed{.path = p.planned->plan.path.pairs};
+    const EinsumSpec& spec = p.planned->spec;
     EagerFunction f = [&](const std::vector<EagerTensor>& v) {
       return std::vector<EagerTensor>{tenferro::einsum(spec, v, fixed)};
     };
     const EagerTensor seed = rt.tensor(p.cotangent);
-    for (std::int64_t s = p.plan.slice_begin[r]; s < p.plan.slice_begin[r + 1]; ++s) {
+    for (std::int64_t s = p.planned->plan.slice_begin[r]; s < p.planned->plan.slice_begin[r + 1]; ++s) {
       const DimVec index = slice_index(plan, s);
       std::vector<EagerTensor> leaves;
       for (std::size_t k = 0; k < n; ++k)
@@ -608,10 +681,19 @@ VjpResult einsum_vjp(std::string_view subscripts, const std::vector<Tensor>& ope
       }
     }
     out.value = out.value.contiguous();
+    if (options.stats != nullptr) {
+      options.stats->contract_seconds = now() - w0;
+      options.stats->contract_cpu_seconds = thread_cpu() - c0;
+    }
   });
   const bool to_root = options.result == Placement::root;
+  const double r0 = now();
   sum_over_ranks(out.value, to_root, options.root, session);
   for (const Tensor& g : out.grads) sum_over_ranks(g, to_root, options.root, session);
+  if (options.stats != nullptr) {
+    options.stats->reduce_seconds = now() - r0;
+    gather_stats(*options.stats, session);
+  }
   if (to_root && session.rank() != options.root) return VjpResult{};
   return out;
 }

@@ -89,8 +89,13 @@ class Session {
   /// includes <mpi.h> itself: `*static_cast<MPI_Comm*>(session.comm())`).
   void* comm() const;
 
- private:
+  /// Internal state: the communicator and the plans of earlier calls
+  /// (repeated contractions of the same shapes, e.g. an optimisation loop,
+  /// are planned once per session).
   struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
   std::unique_ptr<Impl> impl_;
   int rank_ = 0, size_ = 1;
 };
@@ -102,6 +107,25 @@ enum class Placement : std::uint8_t {
   /// Given on the root only (broadcast; other ranks pass `{}`) / returned on
   /// the root only (other ranks get an undefined Tensor).
   root,
+};
+
+/// Where the time of one call went (Options::stats), for load balance and
+/// scaling studies: this rank's wall-clock and CPU seconds of its slices,
+/// and every rank's (gathered on every rank).
+///
+/// ```cpp
+/// dist::Stats st;
+/// dist::einsum(spec, ops, cpu, session, {.memory_limit_bytes = 1 << 20, .stats = &st});
+/// // st.contract_seconds_per_rank[r]: rank r's wall time contracting its slices
+/// ```
+struct Stats {
+  double share_seconds = 0;     ///< checking / broadcasting the operands
+  double plan_seconds = 0;      ///< planning (0 when the session had the plan)
+  double contract_seconds = 0;  ///< this rank's slices, wall clock
+  double contract_cpu_seconds = 0;  ///< the same, CPU time of the calling thread
+  double reduce_seconds = 0;    ///< summing over the ranks
+  std::vector<double> contract_seconds_per_rank;
+  std::vector<double> contract_cpu_seconds_per_rank;
 };
 
 /// Options of `dist::einsum`, `dist::einsum_vjp` and `dist::plan`.
@@ -122,6 +146,8 @@ struct Options {
   bool check_operand_data = true;
   /// The root prints the plan (`Plan::to_string`) to stdout before running.
   bool print_plan = false;
+  /// Filled with the call's timings when given (Stats).
+  Stats* stats = nullptr;
 };
 
 /// Machine parameters of the cost model (per rank).
