@@ -6,6 +6,7 @@
 // plan (cost model), the norm and the time.
 //
 //   mpirun -np 2 dist_contract --L 5 --D 3 --limit-bytes 65536 [--check] [--repeat 3]
+//   dist_contract --L 8 --D 3 --limit-bytes 1073741824 --plan-only 1024 --flops-per-second 2.5e10
 //
 // --check also contracts on the root alone without a limit and compares.
 // Ranks hold tenferro's host memory to (memory in use) + limit while the
@@ -41,7 +42,8 @@ std::string label(int id) {
 }
 
 int usage() {
-  std::cerr << "usage: dist_contract [--L n] [--D n] [--limit-bytes n] [--check] [--repeat n] [--plan-only ranks]\n";
+  std::cerr << "usage: dist_contract [--L n] [--D n] [--limit-bytes n] [--check] [--repeat n] [--plan-only ranks]\n"
+               "                     [--flops-per-second x (cost model, with --plan-only)]\n";
   return 2;
 }
 
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
   using namespace tenferro;
   dist::Session session(argc, argv);
   int L = 4, D = 2, repeat = 1, plan_only = 0;
+  double flop_rate = 1e10;
   std::size_t limit = 1 << 16;
   bool check = false;
   for (int i = 1; i < argc; ++i) {
@@ -59,10 +62,12 @@ int main(int argc, char** argv) {
     const char* v = nullptr;
     if (a == "--check") {
       check = true;
-    } else if ((a == "--L" || a == "--D" || a == "--limit-bytes" || a == "--repeat" || a == "--plan-only") &&
+    } else if ((a == "--L" || a == "--D" || a == "--limit-bytes" || a == "--repeat" || a == "--plan-only" ||
+                a == "--flops-per-second") &&
                (v = next()) != nullptr) {
       const long long n = std::atoll(v);
       if (n < 1) return usage();
+      if (a == "--flops-per-second") flop_rate = std::atof(v);
       if (a == "--L") L = static_cast<int>(n);
       if (a == "--D") D = static_cast<int>(n);
       if (a == "--limit-bytes") limit = static_cast<std::size_t>(n);
@@ -111,7 +116,7 @@ int main(int argc, char** argv) {
     // The cost model for `plan_only` ranks, without contracting.
     if (session.rank() == 0)
       std::cout << dist::plan(subscripts, shapes, std::vector<DType>(shapes.size(), DType::f64), plan_only, options)
-                       .to_string();
+                       .to_string({.flops_per_second = flop_rate});
     return 0;
   }
   if (session.rank() == 0)

@@ -174,6 +174,24 @@ TEST(Dist, MemoryLimitHoldsUnderBudget) {
   EXPECT_TRUE(tensors_close(r, expected.contiguous(), 1e-10, 1e-10));
 }
 
+// The second call of the same contraction reuses the session's plan; the
+// stats hold every rank's times.
+TEST(Dist, StatsAndPlanReuse) {
+  CpuBackend cpu;
+  const Case& c = cases()[0];
+  const std::vector<Tensor> ops = random_operands(c.shapes, c.dtype, 5);
+  dist::Stats first, second;
+  // a limit no other test uses, so that the first call plans
+  const Tensor a = dist::einsum(c.subscripts, ops, cpu, session(), {.memory_limit_bytes = c.limit - 8, .stats = &first});
+  const Tensor b = dist::einsum(c.subscripts, ops, cpu, session(), {.memory_limit_bytes = c.limit - 8, .stats = &second});
+  EXPECT_GT(first.plan_seconds, 0);
+  EXPECT_EQ(second.plan_seconds, 0);
+  EXPECT_TRUE(testing::tensors_equal(a, b));
+  ASSERT_EQ(second.contract_seconds_per_rank.size(), static_cast<std::size_t>(session().size()));
+  EXPECT_EQ(second.contract_seconds_per_rank[static_cast<std::size_t>(session().rank())], second.contract_seconds);
+  for (double t : second.contract_seconds_per_rank) EXPECT_GT(t, 0);
+}
+
 TEST(Dist, MismatchedShapesReportedOnEveryRank) {
   if (session().size() == 1) GTEST_SKIP() << "needs two ranks";
   CpuBackend cpu;
