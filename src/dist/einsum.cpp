@@ -662,8 +662,10 @@ VjpResult einsum_vjp(std::string_view subscripts, const std::vector<Tensor>& ope
     EagerRuntime rt(backend);
     const PathOptions fixed{.path = p.planned->plan.path.pairs};
     const EinsumSpec& spec = p.planned->spec;
+    // Every slice has the same shapes: plan the slice's einsum once.
+    EinsumCache cache(4, 0);
     EagerFunction f = [&](const std::vector<EagerTensor>& v) {
-      return std::vector<EagerTensor>{tenferro::einsum(spec, v, fixed)};
+      return std::vector<EagerTensor>{tenferro::einsum(spec, v, fixed, {}, &cache)};
     };
     const EagerTensor seed = rt.tensor(p.cotangent);
     for (std::int64_t s = p.planned->plan.slice_begin[r]; s < p.planned->plan.slice_begin[r + 1]; ++s) {
