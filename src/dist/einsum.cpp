@@ -667,13 +667,12 @@ VjpResult einsum_vjp(std::string_view subscripts, const std::vector<Tensor>& ope
     EagerFunction f = [&](const std::vector<EagerTensor>& v) {
       return std::vector<EagerTensor>{tenferro::einsum(spec, v, fixed, {}, &cache)};
     };
-    const EagerTensor seed = rt.tensor(p.cotangent);
     for (std::int64_t s = p.planned->plan.slice_begin[r]; s < p.planned->plan.slice_begin[r + 1]; ++s) {
       const DimVec index = slice_index(plan, s);
       std::vector<EagerTensor> leaves;
       for (std::size_t k = 0; k < n; ++k)
         leaves.push_back(rt.tensor(slice_operand(p.operands[k], spec.inputs[k], plan, index)));
-      auto [outs, cts] = vjp(rt, f, leaves, {seed});
+      auto [outs, cts] = vjp(rt, f, leaves, {rt.tensor(p.cotangent)});
       out.value = ops::add(out.value, outs[0].value().contiguous(), backend);
       for (std::size_t k = 0; k < n; ++k) {
         Tensor ct = cts[k].value();
