@@ -11,6 +11,7 @@ packages=(
   libbenchmark-dev                              # microbenchmarks
   nlohmann-json3-dev                            # JSON: safetensors headers (tenferro::io), test/benchmark instances
   zlib1g-dev                                    # deflate members of .npz files (tenferro::io)
+  libopenmpi-dev openmpi-bin                    # MPI: the distributed einsum (tenferro::dist) and its tests
   python3-pythran                               # ships pocketfft's header-only C++ FFT
   gnuplot-nox                                   # PNG plot of the flagship example
   clang libclang-rt-14-dev                      # libFuzzer for the einsum parser fuzzer

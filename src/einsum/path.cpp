@@ -40,30 +40,42 @@ ContractionCost sliced_cost(const detail::Network& net, const detail::SsaPath& s
 
 // Picks labels to slice, one at a time, each time the one that brings the
 // largest intermediate (other than the result) down most, ties broken by
-// the total flops over all slices.
+// the total flops over all slices. When no label lowers the largest
+// intermediate (several intermediates share that size and none has all
+// their labels), the one that lowers the total size of the intermediates
+// most is taken, so that the next step can make progress.
 DimVec choose_slices(const EinsumSpec& spec, const detail::Network& net, const detail::SsaPath& ssa,
                      double cap) {
   DimVec sliced;
   detail::Network cur = net;
   double inner = 0;
-  detail::path_cost(cur, ssa, &inner);
+  double total = detail::path_cost(cur, ssa, &inner).total_intermediate;
   double slices = 1;
   while (inner > cap) {
-    int best = -1;
-    double best_inner = inner, best_flops = 0;
+    int best = -1, fallback = -1;
+    double best_inner = inner, best_flops = 0, best_total = total;
     for (int l = 0; l < cur.num_labels(); ++l) {
       const std::size_t ul = static_cast<std::size_t>(l);
       if (cur.size[ul] <= 1 || cur.output[ul] || cur.total[ul] == 0) continue;
       const double extent = cur.size[ul];
       cur.size[ul] = 1;
       double trial_inner = 0;
-      double flops = detail::path_cost(cur, ssa, &trial_inner).flops * slices * extent;
+      const ContractionCost c = detail::path_cost(cur, ssa, &trial_inner);
+      double flops = c.flops * slices * extent;
       cur.size[ul] = extent;
       if (trial_inner < best_inner || (best >= 0 && trial_inner == best_inner && flops < best_flops)) {
         best = l;
         best_inner = trial_inner;
         best_flops = flops;
       }
+      if (trial_inner == inner && c.total_intermediate < best_total) {
+        fallback = l;
+        best_total = c.total_intermediate;
+      }
+    }
+    if (best < 0) {
+      best = fallback;
+      best_inner = inner;
     }
     TF_CHECK(best >= 0, ValueError, "einsum_path", "memory limit of ", cap,
              " elements cannot be met for \"", einsum_echo(spec.text), "\": an intermediate of ", inner,
@@ -72,6 +84,7 @@ DimVec choose_slices(const EinsumSpec& spec, const detail::Network& net, const d
     cur.size[static_cast<std::size_t>(best)] = 1;
     sliced.push_back(best);
     inner = best_inner;
+    total = detail::path_cost(cur, ssa, &inner).total_intermediate;
   }
   return sliced;
 }
