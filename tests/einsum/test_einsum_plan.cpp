@@ -1,6 +1,7 @@
 // Plans: program contents, the layout model, memory (intermediates freed at
 // their last use, measured through a counting backend), the plan cache.
 #include <algorithm>
+#include <thread>
 
 #include "einsum_reference.hpp"
 
@@ -259,4 +260,32 @@ TEST(EinsumCache, RepeatedCallsDoNotPlanAgain) {
   cache.clear();
   EXPECT_EQ(cache.size(), 0u);
   EXPECT_EQ(cache.hits(), 0);
+}
+
+// The cache is documented thread-safe: several threads share one cache and
+// one backend, with repeated and distinct specs, while evictions happen
+// (capacity 3 for 4 specs). Every result is right and every call is counted
+// once. (Also run under ThreadSanitizer by the test command.)
+TEST(EinsumCache, SharedByThreads) {
+  CpuBackend cpu;
+  EinsumCache cache(3);
+  Tensor a = random_tensor({6, 5}, DType::f64, 1), b = random_tensor({5, 4}, DType::f64, 2);
+  const char* specs[] = {"ij,jk->ik", "ij,jk->ki", "ij,jk->", "ij,jk->j"};
+  std::vector<Tensor> want;
+  for (const char* s : specs) want.push_back(einsum(s, {a, b}, cpu));
+  constexpr int kThreads = 4, kCalls = 50;
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t)
+    workers.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        std::size_t k = static_cast<std::size_t>((t + i) % 4);
+        Tensor got = einsum(specs[k], {a, b}, cpu, {}, &cache);
+        if (!tensors_close(got, want[k], 1e-14, 1e-14)) ++wrong[static_cast<std::size_t>(t)];
+      }
+    });
+  for (auto& w : workers) w.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[static_cast<std::size_t>(t)], 0) << "thread " << t;
+  EXPECT_EQ(cache.hits() + cache.misses(), kThreads * kCalls);
+  EXPECT_LE(cache.size(), 3u);
 }
