@@ -197,6 +197,7 @@ void copy_blocked(E* dst, const E* src, const Axis* axes, int rank) {
 
 constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;  // streaming stores from 8 MiB
 constexpr std::int64_t kMaxRun = std::int64_t(1) << 16;        // table entries per run
+constexpr std::int64_t kRunTarget = 64;                        // short axes join a run up to this
 
 template <class E>
 constexpr std::int64_t tile_edge() {
@@ -360,12 +361,15 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
   bool in_run[64] = {false};
   int drun[64], srun[64], nd = 0, ns = 0;
   std::int64_t pd = 1, ps = 1;
-  for (int i = 0; i < rank && pd < B && i != sf && axes[i].ds == pd; ++i) {
+  // A run takes axes until it holds a tile edge, and short axes up to
+  // kRunTarget elements (fewer partial tiles at the run's end).
+  auto grows = [&](std::int64_t p, std::int64_t n) { return p < B || p * n <= kRunTarget; };
+  for (int i = 0; i < rank && i != sf && axes[i].ds == pd && grows(pd, axes[i].n); ++i) {
     drun[nd++] = i;
     in_run[i] = true;
     pd *= axes[i].n;
   }
-  for (int i = sf; i >= 0 && ps < B;) {
+  for (int i = sf; i >= 0 && grows(ps, axes[i].n);) {
     srun[ns++] = i;
     in_run[i] = true;
     ps *= axes[i].n;
@@ -392,26 +396,6 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
   };
   fill(f, drun, nd, axes, false);
   fill(g, srun, ns, axes, true);
-  // Outer loops, innermost first, in destination stride order; the src-run tile
-  // index (strides 0: its offsets come from g) sits at the src run's position.
-  struct Loop {
-    std::int64_t n, ds, ss;
-    bool tile;
-  };
-  Loop loops[64];
-  int nloops = 0;
-  bool tile_placed = false;
-  const std::int64_t tile_key = std::llabs(axes[sf].ds);
-  const std::int64_t nj = (ps + B - 1) / B;
-  for (int i = 0; i < rank; ++i) {
-    if (in_run[i]) continue;
-    if (!tile_placed && std::llabs(axes[i].ds) > tile_key) {
-      loops[nloops++] = {nj, 0, 0, true};
-      tile_placed = true;
-    }
-    loops[nloops++] = {axes[i].n, axes[i].ds, axes[i].ss, false};
-  }
-  if (!tile_placed) loops[nloops++] = {nj, 0, 0, true};
   TileFn<E> kernel = pick_tile_kernel<E>();
   bool stream = false;
 #if defined(__x86_64__)
@@ -424,20 +408,56 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
       if ((axes[i].ds * std::int64_t(sizeof(E))) % 64 != 0) stream = false;
   }
 #endif
-  const std::int64_t ni = (pd + B - 1) / B;
+  // Outer loops, innermost first. Cached stores: destination stride order,
+  // the dst run's tiles innermost and the src run's tile index placed by its
+  // destination stride. Streaming stores write whole lines anywhere at the
+  // same cost, so the order follows the source instead: the src run's tiles
+  // innermost (each source row is read as one sequential stream), then the
+  // dst run's, then the other axes by source stride.
+  struct Loop {
+    std::int64_t n, ds, ss;
+    bool tile;
+  };
+  Loop loops[64];
+  int nloops = 0;
+  const std::int64_t ni = (pd + B - 1) / B, nj = (ps + B - 1) / B;
+  if (stream) {
+    for (int i = 0; i < rank; ++i)
+      if (!in_run[i]) {
+        int b = nloops++;
+        for (; b > 0 && std::llabs(loops[b - 1].ss) > std::llabs(axes[i].ss); --b) loops[b] = loops[b - 1];
+        loops[b] = {axes[i].n, axes[i].ds, axes[i].ss, false};
+      }
+  } else {
+    bool tile_placed = false;
+    const std::int64_t tile_key = std::llabs(axes[sf].ds);
+    for (int i = 0; i < rank; ++i) {
+      if (in_run[i]) continue;
+      if (!tile_placed && std::llabs(axes[i].ds) > tile_key) {
+        loops[nloops++] = {nj, 0, 0, true};
+        tile_placed = true;
+      }
+      loops[nloops++] = {axes[i].n, axes[i].ds, axes[i].ss, false};
+    }
+    if (!tile_placed) loops[nloops++] = {nj, 0, 0, true};
+  }
   std::int64_t idx[64] = {0};
-  std::int64_t j = 0;  // current src-run tile
+  std::int64_t j = 0;  // the src-run tile (cached order)
   E* d = dst;
   const E* s = src;
+  auto tile = [&](std::int64_t i, std::int64_t jj) {
+    const std::int64_t lp = std::min(B, pd - i * B), lq = std::min(B, ps - jj * B);
+    if (kernel != nullptr && lp == B && lq == B)
+      kernel(d + i * B, g.data() + jj * B, s + jj * B, f.data() + i * B, stream);
+    else
+      tile_scalar(d + i * B, g.data() + jj * B, s + jj * B, f.data() + i * B, lp, lq);
+  };
   while (true) {
-    const std::int64_t lq = std::min(B, ps - j * B);
-    const std::int64_t* gj = g.data() + j * B;
-    for (std::int64_t i = 0; i < ni; ++i) {
-      const std::int64_t lp = std::min(B, pd - i * B);
-      if (kernel != nullptr && lp == B && lq == B)
-        kernel(d + i * B, gj, s + j * B, f.data() + i * B, stream);
-      else
-        tile_scalar(d + i * B, gj, s + j * B, f.data() + i * B, lp, lq);
+    if (stream) {
+      for (std::int64_t i = 0; i < ni; ++i)
+        for (std::int64_t jj = 0; jj < nj; ++jj) tile(i, jj);
+    } else {
+      for (std::int64_t i = 0; i < ni; ++i) tile(i, j);
     }
     int k = 0;
     for (; k < nloops; ++k) {
