@@ -197,7 +197,7 @@ void copy_blocked(E* dst, const E* src, const Axis* axes, int rank) {
 
 constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;  // streaming stores from 8 MiB
 constexpr std::int64_t kMaxRun = std::int64_t(1) << 16;        // table entries per run
-constexpr std::int64_t kRunTarget = 64;                        // short axes join a run up to this
+constexpr std::int64_t kBlockBytes = std::int64_t(256) << 10;  // runs grow while a block fits
 
 template <class E>
 constexpr std::int64_t tile_edge() {
@@ -359,26 +359,43 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
     if (axes[i].ss == 1) sf = i;
   if (sf < 0) return false;
   bool in_run[64] = {false};
-  int drun[64], srun[64], nd = 0, ns = 0;
+  int drun[64], srun[64], nd = 0, ns = 0;  // the dst run is axes[0..nd)
   std::int64_t pd = 1, ps = 1;
-  // A run takes axes until it holds a tile edge, and short axes up to
-  // kRunTarget elements (fewer partial tiles at the run's end).
-  auto grows = [&](std::int64_t p, std::int64_t n) { return p < B || p * n <= kRunTarget; };
-  for (int i = 0; i < rank && i != sf && axes[i].ds == pd && grows(pd, axes[i].n); ++i) {
+  // Each run takes axes until it holds a tile edge; then the runs grow in
+  // turn (the shorter first) while the pd x ps block fits kBlockBytes, so
+  // short axes (2x2x..., 3x3x...) leave few partial tiles and both sides
+  // move in long sequential pieces.
+  auto next_dst = [&]() { return nd < rank && !in_run[nd] && nd != sf && axes[nd].ds == pd ? nd : -1; };
+  auto next_src = [&]() {
+    for (int k = 0; k < rank; ++k)
+      if (!in_run[k] && axes[k].ss == ps) return k;
+    return -1;
+  };
+  auto add_dst = [&](int i) {
     drun[nd++] = i;
     in_run[i] = true;
     pd *= axes[i].n;
-  }
-  for (int i = sf; i >= 0 && grows(ps, axes[i].n);) {
+  };
+  auto add_src = [&](int i) {
     srun[ns++] = i;
     in_run[i] = true;
     ps *= axes[i].n;
-    i = -1;
-    for (int k = 0; k < rank; ++k)
-      if (!in_run[k] && axes[k].ss == ps) {
-        i = k;
-        break;
-      }
+  };
+  for (int i = 0; pd < B && (i = next_dst()) >= 0;) add_dst(i);
+  add_src(sf);
+  for (int i = 0; ps < B && (i = next_src()) >= 0;) add_src(i);
+  if (pd < B || ps < B) return false;
+  const std::int64_t block_limit = kBlockBytes / std::int64_t(sizeof(E));
+  while (true) {
+    const int a = next_dst(), b = next_src();
+    const bool da = a >= 0 && pd * axes[a].n * ps <= block_limit;
+    const bool db = b >= 0 && ps * axes[b].n * pd <= block_limit;
+    if (da && (!db || pd <= ps))
+      add_dst(a);
+    else if (db)
+      add_src(b);
+    else
+      break;
   }
   if (pd < B || ps < B || pd > kMaxRun || ps > kMaxRun) return false;
   // Offset tables: f[i] (source offset of dst-run index i), g[j] (destination offset of src-run index j).
