@@ -12,9 +12,10 @@
 #if defined(__x86_64__)
 // GCC 12 warns about the intentionally undefined source operand inside its
 // own AVX-512 shuffle intrinsics (avx512fintrin.h), as in src/cpu/vector_math.cpp.
-#pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #endif
 
