@@ -189,12 +189,14 @@ void copy_blocked(E* dst, const E* src, const Axis* axes, int rank) {
 // source rows (src + f[i] + j..j+B) and stores B destination rows (dst + g[j]
 // + i..i+B), whole cache lines on both sides; kernels are chosen at run time
 // (AVX-512 8x8 for 8-byte elements, AVX2 4x4/8x8/2x2 sub-tiles otherwise, a
-// scalar loop without AVX2 and for 1- and 2-byte elements). Tiles are visited
-// with the dst run innermost, then the remaining axes and the src-run tile
-// index in destination stride order, so each destination row is written as a
-// sequential stream. Large outputs whose rows are 64-byte aligned use
-// streaming (non-temporal) stores, which skip reading the destination lines
-// into the cache first; the copy ends with a store fence.
+// scalar loop without AVX2 and for 1- and 2-byte elements). Runs grow past
+// B while their pd x ps block fits 256 KiB. Large outputs whose rows are
+// 64-byte aligned use streaming (non-temporal) stores, which skip reading the
+// destination lines into the cache first (the copy ends with a store fence);
+// they write whole lines anywhere at the same cost, so their loops follow the
+// source (src-run tiles innermost, other axes by source stride). Cached
+// stores loop in destination order (dst-run tiles innermost), so each
+// destination row is written as a sequential stream.
 
 constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;  // streaming stores from 8 MiB
 constexpr std::int64_t kMaxRun = std::int64_t(1) << 16;        // table entries per run
