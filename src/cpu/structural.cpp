@@ -234,13 +234,31 @@ void parallel_copy(const Tensor& dst, const Tensor& src) {
   if (n == 0) return;
   const std::size_t es = dtype_size(dst.dtype());
   int nt = max_threads();
-  // Split the axis that is outermost in the destination, if it is long enough.
+  // Split the axis that is outer in both layouts (the largest of its two
+  // stride ranks among the axes of extent > 1; ties: the outermost in the
+  // destination), if it is long enough. Splitting an axis of a fast run on
+  // either side would cut the copy's transposition tiles (Note [Transpose
+  // tiles] in src/tensor/strided_copy.cpp): an extent-2 axis disappears.
   int axis = -1;
   if (nt > 1 && n * static_cast<std::int64_t>(es) >= kParallelGrain * 8 && !omp_in_parallel()) {
-    for (std::size_t i = 0; i < shape.size(); ++i)
-      if (shape[i] >= nt &&
-          (axis < 0 || std::llabs(dst.strides()[i]) > std::llabs(dst.strides()[static_cast<std::size_t>(axis)])))
+    const std::size_t r = shape.size();
+    auto rank_of = [&](std::size_t i, const Strides& st) {
+      int k = 0;
+      for (std::size_t j = 0; j < r; ++j)
+        if (shape[j] > 1 && (std::llabs(st[j]) < std::llabs(st[i]) || (std::llabs(st[j]) == std::llabs(st[i]) && j < i)))
+          ++k;
+      return k;
+    };
+    int best = -1;
+    for (std::size_t i = 0; i < r; ++i) {
+      if (shape[i] < nt) continue;
+      const int score = std::min(rank_of(i, dst.strides()), rank_of(i, src.strides()));
+      if (axis < 0 || score > best ||
+          (score == best && std::llabs(dst.strides()[i]) > std::llabs(dst.strides()[static_cast<std::size_t>(axis)]))) {
         axis = static_cast<int>(i);
+        best = score;
+      }
+    }
   }
   if (axis < 0) {
     detail::copy_strided(dst.data_ptr(), dst.strides(), src.data_ptr(), src.strides(), shape, es);

@@ -2,13 +2,27 @@
 #include "tenferro/tensor/strided_copy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "tenferro/tensor/error.hpp"
 
+#if defined(__x86_64__)
+// GCC 12 warns about the intentionally undefined source operand inside its
+// own AVX-512 shuffle intrinsics (avx512fintrin.h), as in src/cpu/vector_math.cpp.
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#endif
+
 namespace tenferro::detail {
 namespace {
+
+std::atomic<CopyIsa> g_isa_cap{CopyIsa::avx512};
 
 struct Bytes16 {
   std::uint64_t lo, hi;
@@ -160,6 +174,334 @@ void copy_blocked(E* dst, const E* src, const Axis* axes, int rank) {
   }
 }
 
+// ---- tiled transposition (Note [Transpose tiles]) ------------------------------------
+//
+// Note [Transpose tiles]: when the destination's fastest axis differs from
+// the source's, the copy is planned as a 2-D transposition. The "dst run" is
+// the destination's fastest axes that are contiguous in the destination
+// (offset i inside the run), the "src run" the source's fastest axes that are
+// contiguous in the source (offset j); each needs at least B elements, where
+// B x B elements is one tile (a cache line of elements per row: 8 for 8-byte
+// elements, 16 for 4-byte, 4 for 16-byte). Tables give the other side's
+// offset of every run index (f[i]: source offset, g[j]: destination offset),
+// so runs made of several small axes (2x2x2..., reversed orders) tile exactly
+// like one long axis. A full tile is one in-register transpose: it loads B
+// source rows (src + f[i] + j..j+B) and stores B destination rows (dst + g[j]
+// + i..i+B), whole cache lines on both sides; kernels are chosen at run time
+// (AVX-512 8x8 for 8-byte elements, AVX2 4x4/8x8/2x2 sub-tiles otherwise, a
+// scalar loop without AVX2 and for 1- and 2-byte elements). Runs grow past
+// B while their pd x ps block fits 256 KiB. Large outputs whose rows are
+// 64-byte aligned use streaming (non-temporal) stores, which skip reading the
+// destination lines into the cache first (the copy ends with a store fence);
+// they write whole lines anywhere at the same cost, so their loops follow the
+// source (src-run tiles innermost, other axes by source stride). Cached
+// stores loop in destination order (dst-run tiles innermost), so each
+// destination row is written as a sequential stream.
+
+constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;  // streaming stores from 8 MiB
+constexpr std::int64_t kMaxRun = std::int64_t(1) << 16;        // table entries per run
+constexpr std::int64_t kBlockBytes = std::int64_t(256) << 10;  // runs grow while a block fits
+
+template <class E>
+constexpr std::int64_t tile_edge() {
+  return sizeof(E) == 16 ? 4 : sizeof(E) == 8 ? 8 : 16;
+}
+
+// d[doff[q] + p] = s[soff[p] + q] for p < lp, q < lq.
+template <class E>
+void tile_scalar(E* d, const std::int64_t* doff, const E* s, const std::int64_t* soff, std::int64_t lp,
+                 std::int64_t lq) {
+  for (std::int64_t q = 0; q < lq; ++q) {
+    E* dq = d + doff[q];
+    for (std::int64_t p = 0; p < lp; ++p) dq[p] = s[soff[p] + q];
+  }
+}
+
+// A full B x B tile; `stream` asks for non-temporal stores (rows 64-byte aligned).
+template <class E>
+using TileFn = void (*)(E* d, const std::int64_t* doff, const E* s, const std::int64_t* soff, bool stream);
+
+template <class E>
+void tile_full_scalar(E* d, const std::int64_t* doff, const E* s, const std::int64_t* soff, bool) {
+  tile_scalar(d, doff, s, soff, tile_edge<E>(), tile_edge<E>());
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void tile8_avx512(std::uint64_t* d, const std::int64_t* doff,
+                                                     const std::uint64_t* s, const std::int64_t* soff,
+                                                     bool stream) {
+  __m512i r[8], t[8];
+  for (int p = 0; p < 8; ++p) r[p] = _mm512_loadu_si512(s + soff[p]);
+  for (int p = 0; p < 8; p += 2) {  // t[p]: (r[p][c], r[p+1][c]) pairs for even c, t[p+1] for odd c
+    t[p] = _mm512_unpacklo_epi64(r[p], r[p + 1]);
+    t[p + 1] = _mm512_unpackhi_epi64(r[p], r[p + 1]);
+  }
+  // A 4x4 transposition of 128-bit lanes: column c = lane c/2 of t[c%2], t[c%2+2], t[c%2+4], t[c%2+6].
+  __m512i out[8];
+  for (int o = 0; o < 2; ++o) {
+    __m512i a = _mm512_shuffle_i64x2(t[o], t[o + 2], 0x88), b = _mm512_shuffle_i64x2(t[o], t[o + 2], 0xDD);
+    __m512i c = _mm512_shuffle_i64x2(t[o + 4], t[o + 6], 0x88), e = _mm512_shuffle_i64x2(t[o + 4], t[o + 6], 0xDD);
+    out[o] = _mm512_shuffle_i64x2(a, c, 0x88);
+    out[o + 4] = _mm512_shuffle_i64x2(a, c, 0xDD);
+    out[o + 2] = _mm512_shuffle_i64x2(b, e, 0x88);
+    out[o + 6] = _mm512_shuffle_i64x2(b, e, 0xDD);
+  }
+  if (stream) {
+    for (int q = 0; q < 8; ++q) _mm512_stream_si512(reinterpret_cast<__m512i*>(d + doff[q]), out[q]);
+  } else {
+    for (int q = 0; q < 8; ++q) _mm512_storeu_si512(d + doff[q], out[q]);
+  }
+}
+
+__attribute__((target("avx2"))) inline void store256(void* p, __m256i v, bool stream) {
+  if (stream)
+    _mm256_stream_si256(static_cast<__m256i*>(p), v);
+  else
+    _mm256_storeu_si256(static_cast<__m256i*>(p), v);
+}
+
+// 8-byte elements: an 8x8 tile as four 4x4 sub-tiles.
+__attribute__((target("avx2"))) void tile8_avx2(std::uint64_t* d, const std::int64_t* doff,
+                                                const std::uint64_t* s, const std::int64_t* soff,
+                                                bool stream) {
+  for (int pb = 0; pb < 8; pb += 4)
+    for (int qb = 0; qb < 8; qb += 4) {
+      __m256i r[4];
+      for (int p = 0; p < 4; ++p)
+        r[p] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + soff[pb + p] + qb));
+      __m256i t0 = _mm256_unpacklo_epi64(r[0], r[1]), t1 = _mm256_unpackhi_epi64(r[0], r[1]);
+      __m256i t2 = _mm256_unpacklo_epi64(r[2], r[3]), t3 = _mm256_unpackhi_epi64(r[2], r[3]);
+      std::uint64_t* dd = d + pb;
+      const std::int64_t* o = doff + qb;
+      store256(dd + o[0], _mm256_permute2x128_si256(t0, t2, 0x20), stream);
+      store256(dd + o[1], _mm256_permute2x128_si256(t1, t3, 0x20), stream);
+      store256(dd + o[2], _mm256_permute2x128_si256(t0, t2, 0x31), stream);
+      store256(dd + o[3], _mm256_permute2x128_si256(t1, t3, 0x31), stream);
+    }
+}
+
+// 4-byte elements: a 16x16 tile as four 8x8 sub-tiles.
+__attribute__((target("avx2"))) void tile4_avx2(std::uint32_t* d, const std::int64_t* doff,
+                                                const std::uint32_t* s, const std::int64_t* soff,
+                                                bool stream) {
+  for (int pb = 0; pb < 16; pb += 8)
+    for (int qb = 0; qb < 16; qb += 8) {
+      __m256i r[8], t[8], u[8];
+      for (int p = 0; p < 8; ++p)
+        r[p] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + soff[pb + p] + qb));
+      for (int p = 0; p < 8; p += 2) {
+        t[p] = _mm256_unpacklo_epi32(r[p], r[p + 1]);
+        t[p + 1] = _mm256_unpackhi_epi32(r[p], r[p + 1]);
+      }
+      for (int h = 0; h < 8; h += 4) {  // u[h + k]: columns k and k + 4 of rows h..h+3
+        u[h + 0] = _mm256_unpacklo_epi64(t[h], t[h + 2]);
+        u[h + 1] = _mm256_unpackhi_epi64(t[h], t[h + 2]);
+        u[h + 2] = _mm256_unpacklo_epi64(t[h + 1], t[h + 3]);
+        u[h + 3] = _mm256_unpackhi_epi64(t[h + 1], t[h + 3]);
+      }
+      std::uint32_t* dd = d + pb;
+      const std::int64_t* o = doff + qb;
+      for (int k = 0; k < 4; ++k) {
+        store256(dd + o[k], _mm256_permute2x128_si256(u[k], u[k + 4], 0x20), stream);
+        store256(dd + o[k + 4], _mm256_permute2x128_si256(u[k], u[k + 4], 0x31), stream);
+      }
+    }
+}
+
+// 16-byte elements: a 4x4 tile as four 2x2 sub-tiles.
+__attribute__((target("avx2"))) void tile16_avx2(Bytes16* d, const std::int64_t* doff, const Bytes16* s,
+                                                 const std::int64_t* soff, bool stream) {
+  for (int pb = 0; pb < 4; pb += 2)
+    for (int qb = 0; qb < 4; qb += 2) {
+      __m256i r0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + soff[pb] + qb));
+      __m256i r1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + soff[pb + 1] + qb));
+      store256(d + pb + doff[qb], _mm256_permute2x128_si256(r0, r1, 0x20), stream);
+      store256(d + pb + doff[qb + 1], _mm256_permute2x128_si256(r0, r1, 0x31), stream);
+    }
+}
+
+bool cpu_has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
+bool cpu_has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+#endif
+
+// The full-tile kernel for E under the current ISA cap (nullptr: scalar, no streaming).
+template <class E>
+TileFn<E> pick_tile_kernel() {
+#if defined(__x86_64__)
+  const CopyIsa cap = g_isa_cap.load(std::memory_order_relaxed);
+  if constexpr (sizeof(E) == 8) {
+    if (cap >= CopyIsa::avx512 && cpu_has_avx512()) return tile8_avx512;
+  }
+  if (cap >= CopyIsa::avx2 && cpu_has_avx2()) {
+    if constexpr (sizeof(E) == 8) return tile8_avx2;
+    if constexpr (sizeof(E) == 4) return tile4_avx2;
+    if constexpr (sizeof(E) == 16) return tile16_avx2;
+  }
+#endif
+  return nullptr;
+}
+
+// Copies through B x B tiles if the layouts allow it (Note [Transpose tiles]);
+// false (nothing written) otherwise. `axes` is in destination stride order.
+template <class E>
+bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
+  constexpr std::int64_t B = tile_edge<E>();
+  if (rank < 2 || axes[0].ds != 1) return false;
+  std::int64_t total = 1;
+  for (int i = 0; i < rank; ++i) total *= axes[i].n;
+  if (total < 4 * B * B) return false;  // small copies: not worth the tables
+  int sf = -1;  // the source's unit-stride axis
+  for (int i = 1; i < rank && sf < 0; ++i)
+    if (axes[i].ss == 1) sf = i;
+  if (sf < 0) return false;
+  bool in_run[64] = {false};
+  int drun[64], srun[64], nd = 0, ns = 0;  // the dst run is axes[0..nd)
+  std::int64_t pd = 1, ps = 1;
+  // Each run takes axes until it holds a tile edge; then the runs grow in
+  // turn (the shorter first) while the pd x ps block fits kBlockBytes, so
+  // short axes (2x2x..., 3x3x...) leave few partial tiles and both sides
+  // move in long sequential pieces.
+  auto next_dst = [&]() { return nd < rank && !in_run[nd] && nd != sf && axes[nd].ds == pd ? nd : -1; };
+  auto next_src = [&]() {
+    for (int k = 0; k < rank; ++k)
+      if (!in_run[k] && axes[k].ss == ps) return k;
+    return -1;
+  };
+  auto add_dst = [&](int i) {
+    drun[nd++] = i;
+    in_run[i] = true;
+    pd *= axes[i].n;
+  };
+  auto add_src = [&](int i) {
+    srun[ns++] = i;
+    in_run[i] = true;
+    ps *= axes[i].n;
+  };
+  for (int i = 0; pd < B && (i = next_dst()) >= 0;) add_dst(i);
+  add_src(sf);
+  for (int i = 0; ps < B && (i = next_src()) >= 0;) add_src(i);
+  if (pd < B || ps < B) return false;
+  const std::int64_t block_limit = kBlockBytes / std::int64_t(sizeof(E));
+  while (true) {
+    const int a = next_dst(), b = next_src();
+    const bool da = a >= 0 && pd * axes[a].n * ps <= block_limit;
+    const bool db = b >= 0 && ps * axes[b].n * pd <= block_limit;
+    if (da && (!db || pd <= ps))
+      add_dst(a);
+    else if (db)
+      add_src(b);
+    else
+      break;
+  }
+  if (pd < B || ps < B || pd > kMaxRun || ps > kMaxRun) return false;
+  // Offset tables: f[i] (source offset of dst-run index i), g[j] (destination offset of src-run index j).
+  std::vector<std::int64_t> f(static_cast<std::size_t>(pd)), g(static_cast<std::size_t>(ps));
+  auto fill = [](std::vector<std::int64_t>& t, const int* run, int nr, const Axis* ax, bool dst_side) {
+    std::size_t len = 1;
+    t[0] = 0;
+    for (int k = 0; k < nr; ++k) {
+      const Axis& a = ax[run[k]];
+      const std::int64_t st = dst_side ? a.ds : a.ss;
+      for (std::int64_t m = 1; m < a.n; ++m)
+        for (std::size_t e = 0; e < len; ++e) t[static_cast<std::size_t>(m) * len + e] = t[e] + m * st;
+      len *= static_cast<std::size_t>(a.n);
+    }
+  };
+  fill(f, drun, nd, axes, false);
+  fill(g, srun, ns, axes, true);
+  TileFn<E> kernel = pick_tile_kernel<E>();
+  bool stream = false;
+#if defined(__x86_64__)
+  if (kernel != nullptr && total * std::int64_t(sizeof(E)) >= kStreamBytes &&
+      reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+    // Every row starts on a line: B elements are 64 bytes, and every stride
+    // outside the dst run is a multiple of 64 bytes.
+    stream = true;
+    for (int i = nd; i < rank; ++i)
+      if ((axes[i].ds * std::int64_t(sizeof(E))) % 64 != 0) stream = false;
+  }
+#endif
+  // Outer loops, innermost first. Cached stores: destination stride order,
+  // the dst run's tiles innermost and the src run's tile index placed by its
+  // destination stride. Streaming stores write whole lines anywhere at the
+  // same cost, so the order follows the source instead: the src run's tiles
+  // innermost (each source row is read as one sequential stream), then the
+  // dst run's, then the other axes by source stride.
+  struct Loop {
+    std::int64_t n, ds, ss;
+    bool tile;
+  };
+  Loop loops[64];
+  int nloops = 0;
+  const std::int64_t ni = (pd + B - 1) / B, nj = (ps + B - 1) / B;
+  if (stream) {
+    for (int i = 0; i < rank; ++i)
+      if (!in_run[i]) {
+        int b = nloops++;
+        for (; b > 0 && std::llabs(loops[b - 1].ss) > std::llabs(axes[i].ss); --b) loops[b] = loops[b - 1];
+        loops[b] = {axes[i].n, axes[i].ds, axes[i].ss, false};
+      }
+  } else {
+    bool tile_placed = false;
+    const std::int64_t tile_key = std::llabs(axes[sf].ds);
+    for (int i = 0; i < rank; ++i) {
+      if (in_run[i]) continue;
+      if (!tile_placed && std::llabs(axes[i].ds) > tile_key) {
+        loops[nloops++] = {nj, 0, 0, true};
+        tile_placed = true;
+      }
+      loops[nloops++] = {axes[i].n, axes[i].ds, axes[i].ss, false};
+    }
+    if (!tile_placed) loops[nloops++] = {nj, 0, 0, true};
+  }
+  std::int64_t idx[64] = {0};
+  std::int64_t j = 0;  // the src-run tile (cached order)
+  E* d = dst;
+  const E* s = src;
+  auto tile = [&](std::int64_t i, std::int64_t jj) {
+    const std::int64_t lp = std::min(B, pd - i * B), lq = std::min(B, ps - jj * B);
+    if (kernel != nullptr && lp == B && lq == B)
+      kernel(d + i * B, g.data() + jj * B, s + jj * B, f.data() + i * B, stream);
+    else
+      tile_scalar(d + i * B, g.data() + jj * B, s + jj * B, f.data() + i * B, lp, lq);
+  };
+  while (true) {
+    if (stream) {
+      for (std::int64_t i = 0; i < ni; ++i)
+        for (std::int64_t jj = 0; jj < nj; ++jj) tile(i, jj);
+    } else {
+      for (std::int64_t i = 0; i < ni; ++i) tile(i, j);
+    }
+    int k = 0;
+    for (; k < nloops; ++k) {
+      Loop& o = loops[k];
+      if (o.tile) {
+        if (++j < o.n) break;
+        j = 0;
+        continue;
+      }
+      d += o.ds;
+      s += o.ss;
+      if (++idx[k] < o.n) break;
+      d -= o.ds * o.n;
+      s -= o.ss * o.n;
+      idx[k] = 0;
+    }
+    if (k == nloops) break;
+  }
+#if defined(__x86_64__)
+  if (stream) _mm_sfence();
+#endif
+  return true;
+}
+
 template <class E>
 void copy_typed(E* dst, const E* src, Axis* axes, int rank) {
   if (rank == 0) {
@@ -189,10 +531,13 @@ void copy_typed(E* dst, const E* src, Axis* axes, int rank) {
       }
     }
   }
+  if (copy_tiled(dst, src, axes, rank)) return;
   copy_blocked(dst, src, axes, rank);
 }
 
 }  // namespace
+
+CopyIsa set_copy_isa_cap(CopyIsa cap) { return g_isa_cap.exchange(cap); }
 
 void copy_strided(void* dst, const Strides& dst_strides, const void* src,
                   const Strides& src_strides, const Shape& shape, std::size_t elem_size) {

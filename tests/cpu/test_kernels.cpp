@@ -2,6 +2,7 @@
 // of the op database: values, inferred vs executed metadata, untouched
 // inputs, arbitrary dense output layouts, in-place elementwise execution,
 // and the multi-threaded paths against the single-threaded ones.
+#include <cstring>
 #include <algorithm>
 #include <numeric>
 #include <random>
@@ -270,6 +271,53 @@ TEST(Kernels, ParallelPathsMatchSerialAndReference) {
     Tolerance tol = reference_tolerance(s.kind, s.attrs, s.inputs, serial.dtype());
     EXPECT_TRUE(tensors_close(parallel, serial, 2 * tol.rtol, 2 * tol.atol)) << s << ": 2 threads vs 1";
   });
+}
+
+// The transpose kernel on 1 and 2 threads (issue 16): outputs large enough
+// for streaming stores at 1 thread (Note [Transpose tiles]; 8 MiB per call)
+// and small ones, f64, f32,
+// c128 and i32, element by element against a naive index loop over the
+// operand's storage.
+TEST(Kernels, TransposeOnOneAndTwoThreadsMatchesNaiveLoop) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  struct Case {
+    Shape shape;
+    DimVec perm;
+  };
+  const Case cases[] = {{{1032, 1040}, {1, 0}},              // 8 MiB of f64, rows on lines: streaming stores
+                        {{1030, 1037}, {1, 0}},              // rows off the lines: cached stores
+                        {{64, 40, 33}, {2, 0, 1}},           // cached stores, partial tiles
+                        {{16, 16, 16, 16, 4, 4}, {5, 0, 4, 1, 3, 2}},
+                        {Shape(12, 2), {11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}}};
+  for (DType d : {DType::f64, DType::f32, DType::c128, DType::i32}) {
+    for (const Case& c : cases) {
+      Tensor x = random_tensor(c.shape, d, 5);
+      const std::size_t es = dtype_size(d), r = c.shape.size();
+      Shape os;
+      for (auto a : c.perm) os.push_back(c.shape[static_cast<std::size_t>(a)]);
+      const auto* xs = static_cast<const unsigned char*>(x.data_ptr());
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        Tensor out = Tensor::zeros(os, d);
+        const Tensor in[] = {x};
+        cpu.execute(OpKind::transpose, PermutationAttrs{c.perm}, in, out);
+        const auto* os_ = static_cast<const unsigned char*>(out.data_ptr());
+        DimVec idx(r, 0);
+        std::int64_t bad = 0;
+        for (std::int64_t n = 0; n < shape_numel(os); ++n) {
+          std::int64_t xo = 0, oo = 0;
+          for (std::size_t k = 0; k < r; ++k) {
+            oo += idx[k] * out.strides()[k];
+            xo += idx[k] * x.strides()[static_cast<std::size_t>(c.perm[k])];
+          }
+          bad += std::memcmp(os_ + oo * std::int64_t(es), xs + xo * std::int64_t(es), es) != 0;
+          for (std::size_t k = 0; k < r && ++idx[k] == os[k]; ++k) idx[k] = 0;
+        }
+        EXPECT_EQ(bad, 0) << d << " shape " << c.shape << " perm " << c.perm << ", " << threads << " threads";
+      }
+    }
+  }
 }
 
 TEST(Kernels, DotGeneralLayoutsOnTwoThreads) {

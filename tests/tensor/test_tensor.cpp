@@ -2,9 +2,13 @@
 // their definitions), copies, element access, printing, TypedTensor,
 // Scalar, Storage and the shape helpers.
 #include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
 #include <sstream>
 
 #include "support/test_support.hpp"
+#include "tenferro/tensor/strided_copy.hpp"
 
 using namespace tenferro;
 using namespace tenferro::testing;
@@ -346,6 +350,104 @@ TEST(Copies, CopyFromAnyLayoutAndOverlapping) {
   Tensor z = Tensor::arange(9).reshape({3, 3});
   z.copy_from(z.permute({1, 0}));
   EXPECT_EQ(z.to_vec_col_major<double>(), (std::vector<double>{0, 3, 6, 1, 4, 7, 2, 5, 8}));
+}
+
+// copy_strided against a naive loop (Note [Strided copy], Note [Transpose
+// tiles]): random ranks 0..6, extents around the tile edges (4, 8, 16
+// elements), destination and source axis orders shuffled, gaps between
+// strides, negative strides, zero source strides, every element size, and
+// each instruction set the CPU has (the cap selects AVX-512, AVX2, scalar).
+struct RawLayout {
+  Strides strides;
+  std::int64_t origin = 0;  // element offset of index 0 inside the buffer
+  std::int64_t span = 1;    // buffer elements
+};
+
+RawLayout random_raw_layout(const Shape& shape, std::mt19937_64& rng, bool allow_zero) {
+  const std::size_t r = shape.size();
+  std::vector<std::size_t> order(r);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  RawLayout l;
+  l.strides = Strides(r, 0);
+  std::int64_t st = 1 + static_cast<std::int64_t>(rng() % 4 == 0);  // sometimes every other element
+  for (std::size_t k : order) {
+    if (allow_zero && rng() % 8 == 0) continue;  // broadcast axis (stride 0)
+    l.strides[k] = st;
+    st *= shape[k] + static_cast<std::int64_t>(rng() % 5 == 0);  // sometimes a gap
+  }
+  for (std::size_t k = 0; k < r; ++k)
+    if (rng() % 5 == 0) {  // negative stride: start at the far end of the axis
+      l.origin += (shape[k] - 1) * l.strides[k];
+      l.strides[k] = -l.strides[k];
+    }
+  l.span = st;
+  return l;
+}
+
+TEST(Copies, StridedCopyMatchesNaiveLoop) {
+  const std::int64_t extents[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33};
+  const detail::CopyIsa caps[] = {detail::CopyIsa::avx512, detail::CopyIsa::avx2, detail::CopyIsa::scalar};
+  std::mt19937_64 rng(2026);
+  int cases = 0;
+  for (std::size_t es : {1u, 2u, 4u, 8u, 16u}) {
+    for (int trial = 0; trial < 160; ++trial) {
+      Shape shape(static_cast<std::size_t>(trial % 7));
+      std::int64_t n = 1;
+      for (auto& e : shape) {
+        e = extents[rng() % std::size(extents)];
+        if (n * e > 40000) e = 1;
+        n *= e;
+      }
+      if (trial % 20 == 19 && !shape.empty()) shape[rng() % shape.size()] = 0;  // an empty copy writes nothing
+      if (trial % 10 == 3) shape = {64 + static_cast<std::int64_t>(rng() % 40), 48 + static_cast<std::int64_t>(rng() % 40)};
+      if (trial % 10 == 7) shape = Shape(6, 4 + static_cast<std::int64_t>(trial % 3));  // reversals of many short axes
+      const std::size_t rank = shape.size();
+      RawLayout dl = random_raw_layout(shape, rng, false), sl = random_raw_layout(shape, rng, true);
+      if (trial % 10 == 7) {  // the source is the destination's axes reversed
+        dl.strides = col_major_strides(shape);
+        dl.origin = 0;
+        dl.span = shape_numel(shape);
+        Strides rev = col_major_strides(Shape(shape.rbegin(), shape.rend()));
+        sl.strides = Strides(rev.rbegin(), rev.rend());
+        sl.origin = 0;
+        sl.span = shape_numel(shape);
+      }
+      std::vector<unsigned char> src(static_cast<std::size_t>(sl.span) * es);
+      for (auto& b : src) b = static_cast<unsigned char>(rng());
+      std::vector<unsigned char> expect(static_cast<std::size_t>(dl.span) * es, 0xAB);
+      // The naive loop: an odometer over all indices, one element at a time.
+      if (shape_numel(shape) > 0) {
+        DimVec idx(rank, 0);
+        while (true) {
+          std::int64_t so = sl.origin, d_o = dl.origin;
+          for (std::size_t k = 0; k < rank; ++k) {
+            so += idx[k] * sl.strides[k];
+            d_o += idx[k] * dl.strides[k];
+          }
+          std::memcpy(&expect[static_cast<std::size_t>(d_o) * es], &src[static_cast<std::size_t>(so) * es], es);
+          std::size_t k = 0;
+          for (; k < rank; ++k) {
+            if (++idx[k] < shape[k]) break;
+            idx[k] = 0;
+          }
+          if (k == rank) break;
+        }
+      }
+      for (detail::CopyIsa cap : caps) {
+        std::vector<unsigned char> dst(expect.size(), 0xAB);
+        detail::CopyIsa old = detail::set_copy_isa_cap(cap);
+        detail::copy_strided(dst.data() + dl.origin * std::int64_t(es), dl.strides,
+                             src.data() + sl.origin * std::int64_t(es), sl.strides, shape, es);
+        detail::set_copy_isa_cap(old);
+        EXPECT_TRUE(dst == expect) << "element size " << es << ", shape " << shape << ", dst strides "
+                                   << dl.strides << ", src strides " << sl.strides << ", cap "
+                                   << static_cast<int>(cap);
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 5 * 160 * 3);
 }
 
 TEST(Access, HostDataAtSetToVecItem) {

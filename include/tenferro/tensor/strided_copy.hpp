@@ -11,7 +11,11 @@
 /// Note [Strided copy]: axes of extent 1 are dropped, adjacent axes that are
 /// contiguous in both layouts are merged, the loop nest follows the
 /// destination's stride order, and when the fastest source axis differs from
-/// the fastest destination axis the copy goes through cache-sized 2-D tiles.
+/// the fastest destination axis the copy goes through cache-sized 2-D tiles:
+/// in-register transpositions (AVX-512 or AVX2, chosen at run time) when both
+/// sides have a contiguous run of at least a cache line of elements, with
+/// streaming stores for large aligned outputs (Note [Transpose tiles] in
+/// src/tensor/strided_copy.cpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +23,20 @@
 #include "tenferro/tensor/shape.hpp"
 
 namespace tenferro::detail {
+
+/// Instruction sets the tiled transposition may use; the CPU's support is
+/// checked at run time, and a cap lowers the choice (tests use it to run the
+/// AVX2 and scalar kernels on an AVX-512 machine).
+enum class CopyIsa { scalar, avx2, avx512 };
+
+/// Sets the cap (process-wide) and returns the previous one.
+///
+/// ```cpp
+/// auto old = tenferro::detail::set_copy_isa_cap(tenferro::detail::CopyIsa::avx2);
+/// // ... copies use at most AVX2 ...
+/// tenferro::detail::set_copy_isa_cap(old);
+/// ```
+CopyIsa set_copy_isa_cap(CopyIsa cap);
 
 /// Copies `shape` elements of `elem_size` bytes (1, 2, 4, 8 or 16) from `src`
 /// (element strides `src_strides`) to `dst` (`dst_strides`). The two regions
