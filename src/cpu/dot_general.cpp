@@ -54,6 +54,7 @@ void small_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std:
 
 template <class T>
 void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rhs, const Tensor& out) {
+  if (out.numel() == 0) return;  // nothing to write (and an empty tensor's data may be null)
   const Tensor L = p.lhs.copy ? copy_permuted(lhs, p.lhs.copy_order) : lhs;
   const Tensor R = p.rhs.copy ? copy_permuted(rhs, p.rhs.copy_order) : rhs;
   const Tensor target =
@@ -71,14 +72,14 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
   auto one_batch = [&](std::int64_t b) {
     std::int64_t lo = 0, ro = 0, oo = 0;
     p.batch_offsets(b, lo, ro, oo);
-    const T* a = A + lo;
-    const T* bb = B + ro;
     T* c = C + oo;
-    if (k == 0) {
+    if (k == 0) {  // empty operands (their data may be null): the sums are empty
       for (std::int64_t j = 0; j < n; ++j)
         for (std::int64_t i = 0; i < m; ++i) c[i * p.out.row_stride + j * p.out.col_stride] = T(0);
       return;
     }
+    const T* a = A + lo;
+    const T* bb = B + ro;
     if (!p.blas) {
       small_gemm<T>(m, n, k, a, p.lhs.row_stride, p.lhs.col_stride, bb, p.rhs.row_stride, p.rhs.col_stride, c,
                     p.out.row_stride, p.out.col_stride);

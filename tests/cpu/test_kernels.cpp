@@ -425,3 +425,21 @@ TEST(Reductions, FloatSumsDoNotDependOnTheThreadCountAndGrowLogarithmically) {
 }
 
 }  // namespace
+
+// Regression (UBSan in the random-program tests under ASan): a batched
+// dot_general whose contraction is empty formed `data + offset` on the null
+// data of an empty, reversed operand. The output is zeros; nothing is read.
+TEST(Kernels, EmptyContractionOverReversedEmptyOperands) {
+  CpuBackend cpu;
+  Tensor a = Tensor::empty({3, 0, 2}, DType::f64).flip({0, 2});  // batch axis 0 reversed, k = 0
+  Tensor b = Tensor::empty({3, 0, 4}, DType::f64).flip({0});
+  ASSERT_EQ(a.data_ptr(), nullptr);
+  DotGeneralAttrs d{.lhs_batching_dimensions = {0}, .rhs_batching_dimensions = {0},
+                    .lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {1}};
+  Tensor c = dot_general(a, b, d, cpu);
+  ASSERT_EQ(c.shape(), (Shape{3, 2, 4}));
+  for (const DimVec& i : all_indices(c.shape())) EXPECT_EQ(c.at<double>(i), 0.0);
+  Tensor e = dot_general(Tensor::empty({0, 5}, DType::f64).flip({0}), Tensor::ones({5, 2}),
+                         {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}}, cpu);
+  EXPECT_EQ(e.shape(), (Shape{0, 2}));
+}
