@@ -413,9 +413,11 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
         sl.origin = 0;
         sl.span = shape_numel(shape);
       }
-      std::vector<unsigned char> src(static_cast<std::size_t>(sl.span) * es);
+      // One spare element each, so that an empty layout's buffer is not null
+      // (`data() + origin` on null would be undefined behaviour).
+      std::vector<unsigned char> src(static_cast<std::size_t>(sl.span + 1) * es);
       for (auto& b : src) b = static_cast<unsigned char>(rng());
-      std::vector<unsigned char> expect(static_cast<std::size_t>(dl.span) * es, 0xAB);
+      std::vector<unsigned char> expect(static_cast<std::size_t>(dl.span + 1) * es, 0xAB);
       // The naive loop: an odometer over all indices, one element at a time.
       if (shape_numel(shape) > 0) {
         DimVec idx(rank, 0);
