@@ -66,10 +66,12 @@
 namespace tenferro {
 namespace ad {
 
-/// Output tangents of `outputs` when `wrt[i]` moves along `tangents[i]`.
+/// Output tangents of `outputs` when `wrt[i]` moves along `tangents[i]`
+/// (zeros for an output that does not depend on `wrt`).
 std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wrt,
                        std::span<const Value> tangents);
-/// Cotangents of `wrt` for output cotangents `cotangents` (one per output).
+/// Cotangents of `wrt` for output cotangents `cotangents` (one per output;
+/// zeros for an input the outputs do not depend on).
 std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> cotangents,
                        std::span<const Value> wrt);
 /// Whether primitive `kind` has a JVP rule: true for the differentiable

@@ -100,8 +100,7 @@ std::pair<std::vector<EagerTensor>, std::vector<EagerTensor>> jvp(const EagerRun
   std::vector<Value> d = ad::jvp(ys, xs, ts);
   std::vector<EagerTensor> detached, dirs;
   for (const auto& o : outs) detached.push_back(o.detach());
-  for (std::size_t i = 0; i < d.size(); ++i)
-    dirs.emplace_back(d[i].defined() ? d[i] : vops::zeros_like(ys[i]));
+  for (const Value& v : d) dirs.emplace_back(v);
   return {detached, dirs};
 }
 

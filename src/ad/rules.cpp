@@ -141,7 +141,20 @@ Value gather_transpose(const Value& ct, const Value& x, const Value& idx, const 
   return prim(OpKind::scatter, s, {zeros_like(x), clamped, ct});
 }
 
+// An extent as a scalar value of an integer dtype; a symbolic extent as the
+// sum of that many ones (bound when the program runs).
+Value extent_scalar(const Dim& e, DType dtype) {
+  if (auto v = e.try_value()) return convert(graph::constant(Tensor::scalar<std::int64_t>(*v)), dtype);
+  Value one = convert(graph::constant(Tensor::scalar<std::int64_t>(1)), dtype);
+  return prim(OpKind::reduce_sum, AxesAttrs{{0}}, {broadcast_in_dim(one, SymShape{e}, {})});
+}
+
 // The gather that reads what scatter(x, idx, u) wrote (updates' cotangent).
+// Note [Scatter skips windows outside]: scatter drops an update whose
+// window does not lie wholly inside the operand, while gather clamps its
+// starts into range; so the gathered cotangent is zeroed for the updates
+// whose window starts outside 0 <= start[k] <= n[d] - window[d]
+// (found by the random-program derivative checks, tests/fuzz).
 Value scatter_updates_cotangent(const Value& ct, const Value& idx, const Value& u, const ScatterAttrs& s) {
   BasicGatherAttrs<Dim> g;
   g.offset_dims = s.update_window_dims;
@@ -153,7 +166,33 @@ Value scatter_updates_cotangent(const Value& ct, const Value& idx, const Value& 
     bool inserted = std::find(s.inserted_window_dims.begin(), s.inserted_window_dims.end(), d) != s.inserted_window_dims.end();
     g.slice_sizes.push_back(inserted ? Dim(1) : u.shape()[static_cast<std::size_t>(s.update_window_dims[w++])]);
   }
-  return prim(OpKind::gather, g, {ct, idx});
+  Value gathered = prim(OpKind::gather, g, {ct, idx});
+
+  // limits[.., k, ..] = n[d] - window[d] for d = scatter_dims_to_operand_dims[k].
+  const std::int64_t ir = idx.ndim(), ivd = s.index_vector_dim;
+  const DType it = idx.dtype();
+  SymShape one_slice = idx.shape();
+  if (ivd < ir) one_slice[static_cast<std::size_t>(ivd)] = Dim(1);
+  std::vector<Value> parts;
+  for (auto d : s.scatter_dims_to_operand_dims) {
+    Value lim = prim(OpKind::subtract, NoAttrs{},
+                     {extent_scalar(ct.shape()[static_cast<std::size_t>(d)], it),
+                      extent_scalar(g.slice_sizes[static_cast<std::size_t>(d)], it)});
+    parts.push_back(broadcast_in_dim(lim, one_slice, {}));
+  }
+  Value limits = parts.size() == 1 ? parts[0] : prim(OpKind::concatenate, ConcatenateAttrs{ivd}, parts);
+  Value zero = broadcast_in_dim(convert(graph::constant(Tensor::scalar<std::int64_t>(0)), it), idx.shape(), {});
+  const DType dt = gathered.dtype();
+  Value inside = prim(OpKind::multiply, NoAttrs{},
+                      {mask(prim(OpKind::compare, CompareAttrs{ComparisonDirection::GE}, {idx, zero}), dt),
+                       mask(prim(OpKind::compare, CompareAttrs{ComparisonDirection::LE}, {idx, limits}), dt)});
+  if (ivd < ir) inside = prim(OpKind::reduce_prod, AxesAttrs{{ivd}}, {inside});
+  // inside has the scatter batch axes, the update axes that are not window axes.
+  DimVec batch_axes;
+  for (std::int64_t k = 0; k < u.ndim(); ++k)
+    if (std::find(s.update_window_dims.begin(), s.update_window_dims.end(), k) == s.update_window_dims.end())
+      batch_axes.push_back(k);
+  return prim(OpKind::multiply, NoAttrs{}, {gathered, broadcast_in_dim(inside, u.shape(), batch_axes)});
 }
 
 // Tangent of reduce_prod(x, ax): sum_i t_i prod_{j != i} x_j over the

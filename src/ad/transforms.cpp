@@ -272,7 +272,11 @@ std::vector<Value> vjp_impl(std::span<const Value> outputs, std::span<const Valu
 
 std::vector<Value> jvp(std::span<const Value> outputs, std::span<const Value> wrt,
                        std::span<const Value> tangents) {
-  return linearize(outputs, wrt, tangents, nullptr);
+  std::vector<Value> out = linearize(outputs, wrt, tangents, nullptr);
+  // An output that does not depend on wrt: zeros (linearize leaves it undefined).
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (!out[i].defined()) out[i] = vops::zeros_like(outputs[i]);
+  return out;
 }
 
 std::vector<Value> vjp(std::span<const Value> outputs, std::span<const Value> cotangents,
@@ -345,8 +349,7 @@ TracedTensor vjp(const TracedTensor& y, const TracedTensor& wrt, const TracedTen
 TracedTensor jvp(const TracedTensor& y, const TracedTensor& wrt, const TracedTensor& tangent) {
   std::vector<Value> ys{y.graph_value()}, xs{wrt.graph_value()}, ts{tangent.graph_value()};
   TF_CHECK(is_float(y.dtype()), DTypeError, "jvp", "cannot differentiate a ", y.dtype(), " output");
-  Value t = ad::jvp(ys, xs, ts)[0];
-  return TracedTensor(t.defined() ? t : vops::zeros_like(y.graph_value()), declared_inputs({&y, &wrt, &tangent}));
+  return TracedTensor(ad::jvp(ys, xs, ts)[0], declared_inputs({&y, &wrt, &tangent}));
 }
 
 TracedTensor hvp(const TracedTensor& y, const TracedTensor& x, const TracedTensor& v) {

@@ -310,6 +310,33 @@ std::vector<AdCase> cases_for(OpKind k) {
                            return P(OpKind::scatter, s, {x[0], graph::constant(idx), x[1]});
                          },
                          {random_tensor({5, 2}, d, 26), random_tensor({2, 2}, d, 27)}});
+          // Regression (found by tests/fuzz): updates whose window lies outside
+          // the operand are skipped by scatter, so they get a zero cotangent
+          // (Note [Scatter skips windows outside]): starts -1 and 5 of extent 5,
+          // and a window of 2 rows at start 4 that only partly fits.
+          Tensor outside = Tensor::from_vec_col_major<std::int64_t>({3, 1}, {-1, 2, 5});
+          out.push_back({detail::str("scatter ", mode == ScatterMode::add ? "add " : "replace ", d, " outside"),
+                         [outside, mode](const std::vector<Value>& x) {
+                           ScatterAttrs s;
+                           s.update_window_dims = {1};
+                           s.inserted_window_dims = {0};
+                           s.scatter_dims_to_operand_dims = {0};
+                           s.index_vector_dim = 1;
+                           s.mode = mode;
+                           return P(OpKind::scatter, s, {x[0], graph::constant(outside), x[1]});
+                         },
+                         {random_tensor({5, 2}, d, 28), random_tensor({3, 2}, d, 29)}});
+          Tensor starts = Tensor::from_vec_col_major<std::int64_t>({2, 1}, {4, 1});
+          out.push_back({detail::str("scatter ", mode == ScatterMode::add ? "add " : "replace ", d, " window partly outside"),
+                         [starts, mode](const std::vector<Value>& x) {
+                           ScatterAttrs s;
+                           s.update_window_dims = {1, 2};
+                           s.scatter_dims_to_operand_dims = {0};
+                           s.index_vector_dim = 1;
+                           s.mode = mode;
+                           return P(OpKind::scatter, s, {x[0], graph::constant(starts), x[1]});
+                         },
+                         {random_tensor({5, 2}, d, 30), random_tensor({2, 2, 2}, d, 31)}});
         }
       break;
     case OpKind::dynamic_slice:

@@ -9,6 +9,12 @@
 #include "support/reference.hpp"
 #include "support/test_support.hpp"
 #include "tenferro/ad.hpp"
+#include "tenferro/cpu.hpp"
+#include "tenferro/einsum/traced.hpp"
+#include "tenferro/fft/family.hpp"
+#include "tenferro/fft/handles.hpp"
+#include "tenferro/linalg/family.hpp"
+#include "tenferro/linalg/traced.hpp"
 #include "tenferro/tensor/error.hpp"
 
 namespace tenferro::testing {
@@ -31,6 +37,14 @@ std::vector<TracedTensor> traced(const std::vector<Value>& values) {
 }
 }  // namespace
 
+Runtime random_program_runtime(CpuBackend& backend) {
+  return Runtime::builder()
+      .register_engine(cpu_engine(backend))
+      .register_family(linalg::family())
+      .register_family(fft::family())
+      .build();
+}
+
 std::string RandomProgram::describe() const {
   std::ostringstream os;
   os << GraphCompiler::lower(traced(outputs)).to_text();
@@ -44,7 +58,7 @@ namespace {
 enum class Step {
   unary, binary, divide, power, reduce, transpose, reverse, reshape, slice, broadcast, pad,
   concatenate, dynamic_slice, dynamic_update_slice, dot, convert, select, clamp, complex_parts,
-  rounding, special
+  rounding, special, gather, scatter, einsum, fft, linalg, truncated_svd
 };
 
 struct Generator {
@@ -93,6 +107,17 @@ struct Generator {
     Value q = apply(OpKind::add, NoAttrs{}, {filled_like(r, 1.0), r});
     Value z = apply(OpKind::complex, NoAttrs{}, {q, filled_like(q, 0.0)});
     return apply(OpKind::divide, NoAttrs{}, {a, z});
+  }
+
+  // tanh of a value with NaN replaced by 0, per real part: finite, in
+  // [-1, 1], the operand the family ops get (linalg rejects non-finite
+  // entries, and random chains can overflow).
+  Value finite(const Value& a) {
+    if (is_complex(a.dtype()))
+      return apply(OpKind::complex, NoAttrs{}, {finite(apply(OpKind::real, NoAttrs{}, {a})),
+                                                finite(apply(OpKind::imag, NoAttrs{}, {a}))});
+    Value is_num = apply(OpKind::compare, CompareAttrs{ComparisonDirection::EQ}, {a, a});
+    return apply(OpKind::tanh, NoAttrs{}, {apply(OpKind::select, NoAttrs{}, {is_num, a, filled_like(a, 0.0)})});
   }
 
   // A value of a's dtype and shape from the pool, or one derived from a.
@@ -151,6 +176,15 @@ struct Generator {
     if (is_float(d) && !differentiable()) s.push_back(Step::complex_parts);
     if (real_float && is_input(a) && !differentiable()) s.push_back(Step::rounding);
     if (real_float) s.push_back(Step::special);
+    // Gather/scatter need an axis of constant extent to index; einsum any
+    // value of a numeric dtype.
+    bool constant_axis = std::any_of(a.shape().begin(), a.shape().end(), [](const Dim& e) { return e.try_value().has_value(); });
+    if (constant_axis) s.insert(s.end(), {Step::gather, Step::scatter});
+    s.push_back(Step::einsum);
+    // Family ops (Note [Family ops in random programs]).
+    if (is_float(d) && constant_axis) s.push_back(Step::fft);
+    if (is_float(d) && constant_axis && a.ndim() >= 1) s.push_back(Step::linalg);
+    if (is_float(d) && constant_axis && !differentiable()) s.push_back(Step::truncated_svd);
     return s;
   }
 
@@ -429,7 +463,192 @@ struct Generator {
         keep(apply(op, NoAttrs{}, {a}));
         break;
       }
+      case Step::gather: {
+        std::int64_t k = constant_axis(a), e = *sh[static_cast<std::size_t>(k)].try_value();
+        std::int64_t count = 1 + c.below(3);
+        bool collapse = e > 0 && c.chance(60);  // take single elements along k, or windows
+        BasicGatherAttrs<Dim> at;
+        at.index_vector_dim = 1;
+        at.start_index_map = {k};
+        if (collapse) at.collapsed_slice_dims = {k};
+        for (std::int64_t i = 0; i < rank; ++i)
+          at.slice_sizes.push_back(i == k ? Dim(collapse ? 1 : c.below(e + 1)) : sh[static_cast<std::size_t>(i)]);
+        std::int64_t out_rank = 1 + (collapse ? rank - 1 : rank), batch_at = c.below(out_rank);
+        if (out_rank > 5) return;
+        for (std::int64_t i = 0; i < out_rank; ++i)
+          if (i != batch_at) at.offset_dims.push_back(i);
+        keep(apply(OpKind::gather, at, {a, index_column(count, e, false)}));
+        break;
+      }
+      case Step::scatter: {
+        std::int64_t k = constant_axis(a), e = *sh[static_cast<std::size_t>(k)].try_value();
+        if (e == 0) return;
+        std::int64_t count = 1 + c.below(3);
+        // replace: distinct positions, so the result does not depend on the
+        // order updates are applied in; add: repeats accumulate.
+        bool replace = !differentiable() && c.chance(30);
+        // The updates: rows of a partner along k (one gather), placed at
+        // positions of which -1 and e fall outside and are skipped.
+        BasicGatherAttrs<Dim> g;
+        g.index_vector_dim = 1;
+        g.start_index_map = {k};
+        g.collapsed_slice_dims = {k};
+        for (std::int64_t i = 0; i < rank; ++i) g.slice_sizes.push_back(i == k ? Dim(1) : sh[static_cast<std::size_t>(i)]);
+        std::int64_t batch_at = c.below(rank);
+        for (std::int64_t i = 0; i < rank; ++i)
+          if (i != batch_at) g.offset_dims.push_back(i);
+        Value upd = apply(OpKind::gather, g, {partner(a), index_column(count, e, false)});
+        ScatterAttrs at;
+        at.update_window_dims = g.offset_dims;
+        at.inserted_window_dims = {k};
+        at.scatter_dims_to_operand_dims = {k};
+        at.index_vector_dim = 1;
+        at.mode = replace ? ScatterMode::replace : ScatterMode::add;
+        keep(apply(OpKind::scatter, at, {a, index_column(count, e, replace), upd}));
+        break;
+      }
+      case Step::einsum: {
+        // Labels: an axis reuses a label of an equal extent now and then (a
+        // diagonal within an operand, a contraction or batch axis across).
+        std::vector<Dim> extent_of;
+        auto label_for = [&](const Dim& e) {
+          std::vector<std::int64_t> same;
+          for (std::size_t l = 0; l < extent_of.size(); ++l)
+            if (extent_of[l] == e) same.push_back(static_cast<std::int64_t>(l));
+          if (!same.empty() && c.chance(40)) return same[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(same.size())))];
+          extent_of.push_back(e);
+          return static_cast<std::int64_t>(extent_of.size()) - 1;
+        };
+        std::vector<std::vector<std::int64_t>> labels(1);
+        std::vector<TracedTensor> operands = {TracedTensor(a)};
+        for (const Dim& e : sh) labels[0].push_back(label_for(e));
+        if (c.chance(60)) {
+          std::vector<Value> same;
+          for (const Value& v : pool)
+            if (v.dtype() == d) same.push_back(v);
+          Value b = same[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(same.size())))];
+          labels.emplace_back();
+          for (const Dim& e : b.shape()) labels[1].push_back(label_for(e));
+          operands.emplace_back(b);
+        }
+        std::vector<std::int64_t> out;
+        for (std::int64_t l = 0; l < static_cast<std::int64_t>(extent_of.size()); ++l)
+          if (c.chance(50)) out.push_back(l);
+        for (std::int64_t i = static_cast<std::int64_t>(out.size()) - 1; i > 0; --i)
+          std::swap(out[static_cast<std::size_t>(i)], out[static_cast<std::size_t>(c.below(i + 1))]);
+        if (out.size() > 4) out.resize(4);
+        keep(einsum(labels, out, operands).graph_value());
+        break;
+      }
+      case Step::fft: {
+        std::int64_t k = constant_axis(a), e = *sh[static_cast<std::size_t>(k)].try_value();
+        if (e == 0) return;
+        static const fft::Norm norms[] = {fft::Norm::backward, fft::Norm::ortho, fft::Norm::forward};
+        fft::Options o;
+        o.axis = k;
+        o.norm = norms[c.below(3)];
+        if (differentiable()) {  // real -> complex -> real: a product in the frequency domain
+          Value z = fft::lower(a, fft::Transform::rfft, o);
+          z = apply(OpKind::multiply, NoAttrs{}, {z, z});
+          o.n = e;
+          keep(fft::lower(z, fft::Transform::irfft, o));
+        } else if (!is_complex(d)) {
+          keep(fft::lower(a, c.chance(50) ? fft::Transform::rfft : fft::Transform::fft, o));
+        } else {
+          std::int64_t pick_t = c.below(3);
+          if (pick_t == 2) o.n = std::max<std::int64_t>(1, 2 * e - 1 - c.below(2));
+          keep(fft::lower(a, pick_t == 0 ? fft::Transform::fft : pick_t == 1 ? fft::Transform::ifft : fft::Transform::irfft, o));
+        }
+        break;
+      }
+      case Step::linalg: {
+        std::int64_t k = constant_axis(a), e = *sh[static_cast<std::size_t>(k)].try_value();
+        if (e == 0 || e > 4) return;
+        Value m = spd(a, k, e);
+        switch (c.below(4)) {
+          case 0: keep(linalg::solve(m, gram(finite(partner(a)), finite(a), k))); break;
+          case 1: keep(linalg::cholesky(m)); break;
+          case 2: keep(linalg::inv(m)); break;
+          default: keep(linalg::det(m)); break;
+        }
+        break;
+      }
+      case Step::truncated_svd: {
+        // Note [Family ops in random programs]: the rank r is a fresh symbol
+        // bound when the program runs; later steps may broadcast along it.
+        std::int64_t k = constant_axis(a), e = *sh[static_cast<std::size_t>(k)].try_value();
+        if (e == 0 || e > 4) return;
+        Value m = gram(finite(a), finite(partner(a)), k);
+        std::int64_t max_rank = 1 + c.below(e);
+        auto svd = linalg::svd_truncated(m, {max_rank, 1e-3});
+        keep(svd.s);
+        if (max_rank == e) {  // U diag(s) V^H: m itself, up to the dropped values
+          Value s = is_complex(d) ? apply(OpKind::convert, ConvertAttrs{d}, {svd.s}) : svd.s;
+          Value us = apply(OpKind::multiply, NoAttrs{}, {svd.u, apply(OpKind::broadcast_in_dim,
+                                                                     BasicBroadcastInDimAttrs<Dim>{svd.u.shape(), {1}}, {s})});
+          DotGeneralAttrs at;
+          at.lhs_contracting_dimensions = {1};
+          at.rhs_contracting_dimensions = {0};
+          keep(apply(OpKind::dot_general, at, {us, svd.vh}));
+        }
+        break;
+      }
     }
+  }
+
+  // A random axis of constant extent (the caller knows one exists).
+  std::int64_t constant_axis(const Value& a) {
+    DimVec axes;
+    for (std::int64_t i = 0; i < a.ndim(); ++i)
+      if (a.shape()[static_cast<std::size_t>(i)].try_value()) axes.push_back(i);
+    return axes[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(axes.size())))];
+  }
+
+  // Start indices [count, 1] along an axis of extent e: in [-1, e] (the
+  // gather clamps them, the scatter skips those outside), or distinct ones.
+  Value index_column(std::int64_t count, std::int64_t e, bool distinct) {
+    std::vector<std::int64_t> starts;
+    if (distinct) {
+      std::vector<std::int64_t> all(static_cast<std::size_t>(e + 2));
+      std::iota(all.begin(), all.end(), -1);
+      for (std::int64_t i = static_cast<std::int64_t>(all.size()) - 1; i > 0; --i)
+        std::swap(all[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(c.below(i + 1))]);
+      count = std::min<std::int64_t>(count, static_cast<std::int64_t>(all.size()));
+      starts.assign(all.begin(), all.begin() + count);
+    } else {
+      for (std::int64_t i = 0; i < count; ++i) starts.push_back(c.below(e + 2) - 1);
+    }
+    DType index = c.chance(50) ? DType::i64 : DType::i32;
+    return graph::constant(tensor_from_ints({count, 1}, index, starts));
+  }
+
+  // [e, e]: sum over every axis but k of conj(x[.., i, ..]) y[.., j, ..].
+  Value gram(const Value& x, const Value& y, std::int64_t k) {
+    DotGeneralAttrs at;
+    for (std::int64_t i = 0; i < x.ndim(); ++i)
+      if (i != k) {
+        at.lhs_contracting_dimensions.push_back(i);
+        at.rhs_contracting_dimensions.push_back(i);
+      }
+    Value xc = is_complex(x.dtype()) ? apply(OpKind::conj, NoAttrs{}, {x}) : x;
+    return apply(OpKind::dot_general, at, {xc, y});
+  }
+
+  // A Hermitian positive definite [e, e] matrix of condition number <= 2
+  // built from a: G + (1 + trace G) I with G the Gram matrix of finite(a)
+  // along k (eigenvalues of G lie in [0, trace G]).
+  Value spd(const Value& a, std::int64_t k, std::int64_t e) {
+    Value t = finite(a);
+    Value g = gram(t, t, k);
+    DimVec all_axes(static_cast<std::size_t>(t.ndim()));
+    std::iota(all_axes.begin(), all_axes.end(), 0);
+    Value sq = apply(OpKind::multiply, NoAttrs{}, {is_complex(t.dtype()) ? apply(OpKind::conj, NoAttrs{}, {t}) : t, t});
+    Value trace = apply(OpKind::reduce_sum, AxesAttrs{all_axes}, {sq});
+    Value shift = apply(OpKind::add, NoAttrs{}, {trace, scalar(1.0, a.dtype())});
+    SymShape square = {Dim(e), Dim(e)};
+    Value eye = graph::constant(Tensor::eye(e, e, a.dtype()));
+    Value diag = apply(OpKind::multiply, NoAttrs{}, {eye, apply(OpKind::broadcast_in_dim, BasicBroadcastInDimAttrs<Dim>{square, {}}, {shift})});
+    return apply(OpKind::add, NoAttrs{}, {g, diag});
   }
 };
 
@@ -441,16 +660,39 @@ Tensor random_input(const SymShape& shape, DType dtype, const DimBindings& env, 
 }
 
 // The unoptimised program evaluated by the naive reference, one slot at a time.
-std::vector<Tensor> reference_run(const Program& raw, const std::vector<Tensor>& inputs, const DimBindings& env,
+// Note [Family ops in random programs]: a family instruction (FFT, solve,
+// Cholesky, inverse, determinant, truncated SVD) has no naive form here; the
+// reference runs it with the family's own CPU kernel (call_family) on the
+// reference's operands: what is checked is everything around it (the passes,
+// the runtime's slots and buffers, symbolic and data-dependent extents), the
+// kernels themselves being tested against naive references in tests/linalg
+// and tests/fft. A data-dependent extent (the rank of a truncated SVD) is a
+// fresh symbol of the program, bound here from the kernel's result. The
+// generator gives the kernels well-posed inputs: Hermitian positive definite
+// matrices of condition number <= 2, and a truncated SVD keeps s_i >
+// 1e-3 s_0, far from the rounding noise of a rank-deficient matrix.
+std::vector<Tensor> reference_run(const Program& raw, const std::vector<Tensor>& inputs, DimBindings env,
                                   std::vector<Tensor>* all_slots) {
+  static CpuBackend cpu;
   std::vector<Tensor> slot(static_cast<std::size_t>(raw.num_slots()));
   for (std::size_t i = 0; i < raw.inputs.size(); ++i) slot[static_cast<std::size_t>(raw.inputs[i].slot)] = inputs[i];
   for (const auto& [s, v] : raw.constants) slot[static_cast<std::size_t>(s)] = v;
   for (const Instruction& ins : raw.code) {
-    if (ins.kind != Instruction::Kind::primitive)
-      throw std::logic_error("reference_run: non-primitive instruction " + ins.name());
     std::vector<Tensor> in;
     for (int s : ins.inputs) in.push_back(slot[static_cast<std::size_t>(s)]);
+    if (ins.kind == Instruction::Kind::family) {
+      std::vector<Tensor> out = call_family(*ins.family, ins.family_attrs, in, cpu);
+      for (std::size_t k = 0; k < ins.outputs.size(); ++k) {
+        auto o = static_cast<std::size_t>(ins.outputs[k]);
+        const SymShape& sym = raw.slot_meta[o].shape;
+        for (std::size_t i = 0; i < sym.size() && i < out[k].shape().size(); ++i)
+          if (sym[i].is_symbol() && !env.contains(sym[i].symbol())) env[sym[i].symbol()] = out[k].shape()[i];
+        slot[o] = out[k];
+      }
+      continue;
+    }
+    if (ins.kind != Instruction::Kind::primitive)
+      throw std::logic_error("reference_run: fused instruction " + ins.name());
     slot[static_cast<std::size_t>(ins.outputs[0])] = reference_eval(ins.op, evaluate_attrs(ins.attrs, env), in);
   }
   std::vector<Tensor> out;
@@ -579,6 +821,20 @@ std::string run_and_compare(const Compiled& prog, const Runtime& runtime, const 
 }
 
 
+void count_instructions(const Program& raw, CheckStats& stats) {
+  stats.instructions += static_cast<long>(raw.code.size());
+  bool dynamic = false;
+  for (const Instruction& ins : raw.code) {
+    if (ins.kind == Instruction::Kind::family) ++stats.family_instructions;
+    if (ins.kind == Instruction::Kind::primitive && (ins.op == OpKind::gather || ins.op == OpKind::scatter))
+      ++stats.gather_scatter;
+    for (int o : ins.outputs)
+      for (const Dim& e : raw.slot_meta[static_cast<std::size_t>(o)].shape)
+        dynamic = dynamic || (e.is_symbol() && e.symbol().find('#') != std::string::npos);
+  }
+  if (dynamic) ++stats.data_dependent;
+}
+
 std::vector<std::string> input_names(const Program& raw) {
   std::vector<std::string> names;
   for (const auto& in : raw.inputs) names.push_back(in.name);
@@ -658,7 +914,7 @@ std::string check_program(const RandomProgram& p, const Runtime& runtime, Choice
   const Program& raw = prog.raw;
   if (stats) {
     ++stats->programs;
-    stats->instructions += static_cast<long>(raw.code.size());
+    count_instructions(raw, *stats);
   }
   std::vector<std::string> names = input_names(raw);
   // Twice, with new extents: one compiled program serves every binding.
@@ -707,7 +963,7 @@ std::string check_derivatives(const RandomProgram& p, const Runtime& runtime, Ch
   const Program& raw = prog.raw;
   if (stats) {
     ++stats->derivative_checks;
-    stats->instructions += static_cast<long>(raw.code.size());
+    count_instructions(raw, *stats);
   }
   std::vector<std::string> names = input_names(raw);
   RandomProgram whole = p;

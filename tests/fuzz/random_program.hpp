@@ -5,8 +5,11 @@
 // A generator draws a program over the primitives of ops.def: one to three
 // inputs whose extents are constants or shared symbols ("n", "m"), then a
 // chain of ops on values already made (elementwise, reductions, views,
-// reshapes, broadcasts, pads, concatenations, dynamic slices, contractions,
-// conversions and constants), and one or two of the values as outputs.
+// reshapes, broadcasts, pads, concatenations, dynamic slices, gathers,
+// scatters, contractions and traced einsums, conversions and constants; and
+// family ops: FFTs, solve/cholesky/inv/det of well-conditioned matrices, a
+// truncated SVD whose rank is a data-dependent extent), and one or two of the
+// values as outputs.
 // Every decision comes from a `Choices`: a seeded PRNG for the suite's
 // fixed batches, the fuzzer's bytes for libFuzzer runs.
 //
@@ -29,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "tenferro/cpu/cpu_backend.hpp"
 #include "tenferro/ops/graph.hpp"
 #include "tenferro/runtime.hpp"
 
@@ -71,6 +75,10 @@ struct RandomProgram {
   std::string describe() const;
 };
 
+/// The runtime the checks run programs on: the CPU engine with the families
+/// random programs use (linalg, fft).
+Runtime random_program_runtime(CpuBackend& backend);
+
 /// A random program of at most `max_ops` generated steps (a step may emit a
 /// few primitives, e.g. exp(tanh(a))).
 RandomProgram generate_program(Choices& choices, ProgramKind kind, int max_ops = 10);
@@ -81,6 +89,9 @@ struct CheckStats {
   long runs = 0;          ///< program executions (compiled with and without passes)
   long instructions = 0;  ///< instructions of the unoptimised programs checked
   long derivative_checks = 0;
+  long family_instructions = 0;    ///< of them, family ops (FFT, linalg)
+  long gather_scatter = 0;         ///< of them, gathers and scatters
+  long data_dependent = 0;         ///< programs with a data-dependent extent
 };
 
 /// Runs `p` as described above; returns "" when every check holds, else

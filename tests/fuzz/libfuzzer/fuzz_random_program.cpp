@@ -15,7 +15,7 @@ using namespace tenferro::testing;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   static CpuBackend backend;
-  static Runtime runtime = Runtime::builder().register_engine(cpu_engine(backend)).build();
+  static Runtime runtime = random_program_runtime(backend);
   const ProgramKind kinds[] = {ProgramKind::floating, ProgramKind::integer, ProgramKind::differentiable};
   ProgramKind kind = kinds[data[0] % 3];
   Choices choices(data + 1, size - 1);
