@@ -14,7 +14,8 @@ packages=(
   libopenmpi-dev openmpi-bin                    # MPI: the distributed einsum (tenferro::dist) and its tests
   python3-pythran                               # ships pocketfft's header-only C++ FFT
   gnuplot-nox                                   # PNG plot of the flagship example
-  clang libclang-rt-14-dev                      # libFuzzer for the einsum parser fuzzer
+  clang libclang-rt-14-dev                      # libFuzzer for the fuzzers; clang++ for the TSan step
+  libomp-dev                                    # ... with LLVM's OpenMP and its Archer TSan tool
   python3-venv python3-dev                      # the Python package: its venv and headers
   python3-numpy python3-torch                   # ... and the peers its tests compare with
 )

@@ -10,10 +10,13 @@
 #    MPI ranks, the installed package and its users, the Python package, the
 #    fresh-clone check, the clang fuzzers) and the AVX2/AVX-512 copies of
 #    pocketfft (the baseline driver runs);
-# 3. the tests that share objects between std::threads (a Runtime, the
-#    einsum plan cache) under ThreadSanitizer, one OpenMP thread each: GCC's
-#    libgomp is invisible to TSan, so the OpenMP kernels are checked instead
-#    by the thread-count tests of step 1 (Note [Pairwise reductions]).
+# 3. ThreadSanitizer, built with clang++ against LLVM's OpenMP runtime with
+#    its Archer tool, which shows TSan the synchronisation of OpenMP regions
+#    (GCC's libgomp is invisible to TSan): the threaded CPU kernels with two
+#    OpenMP threads (every kernel's parallel path against its serial one),
+#    the thread setting, and the objects shared between std::threads (a
+#    Runtime running programs concurrently, the einsum plan cache).
+#    tests/support/tsan.supp silences libomp's own uninstrumented internals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -33,13 +36,17 @@ cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -LE '^fuzz$' --output-on-failure -j"$jobs"
 
-echo "== Threads under ThreadSanitizer"
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+echo "== Threads under ThreadSanitizer (clang++, LLVM OpenMP + Archer)"
+CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DTENFERRO_FFT_AVX2=OFF \
   -DTENFERRO_BUILD_BENCHMARKS=OFF -DTENFERRO_BUILD_EXAMPLES=OFF \
   -DTENFERRO_SKIP_MODULES="cuda;dist;install;python;standalone"
-cmake --build build-tsan -j"$jobs" --target test_runtime test_einsum_plan
-OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/runtime/test_runtime
-OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/einsum/test_einsum_plan
+tsan_tests="cpu/test_cpu_kernels cpu/test_thread_setting runtime/test_runtime einsum/test_einsum_plan"
+cmake --build build-tsan -j"$jobs" --target $(for t in $tsan_tests; do printf '%s ' "${t#*/}"; done)
+for t in $tsan_tests; do
+  OMP_NUM_THREADS=2 OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so \
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/support/tsan.supp" \
+    "build-tsan/tests/$t"
+done
 
 echo "== all tests passed"

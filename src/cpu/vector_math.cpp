@@ -6,7 +6,9 @@
 // GCC 12 warns about the intentionally undefined upper lanes inside its own
 // AVX-512 cast intrinsics (-Wmaybe-uninitialized in avx512fintrin.h).
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #endif
 

@@ -140,7 +140,8 @@ BoundRun bind_inputs(const Program& p, const RunInputs& given, const std::vector
   } else {
     bound.resize(p.inputs.size());
     for (const auto& [name, t] : given.named()) {
-      auto it = std::find_if(p.inputs.begin(), p.inputs.end(), [&](const ProgramInput& in) { return in.name == name; });
+      const std::string& key = name;  // (clang 14 cannot capture a structured binding)
+      auto it = std::find_if(p.inputs.begin(), p.inputs.end(), [&](const ProgramInput& in) { return in.name == key; });
       TF_CHECK(it != p.inputs.end(), ValueError, "run_compiled", "the program has no input named '", name, "'");
       std::size_t k = static_cast<std::size_t>(it - p.inputs.begin());
       TF_CHECK(!bound[k].defined(), ValueError, "run_compiled", "input '", name, "' is given twice");
