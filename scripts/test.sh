@@ -28,7 +28,7 @@ echo "== The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENFERRO_SANITIZE=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DTENFERRO_FFT_AVX2=OFF \
   -DTENFERRO_BUILD_BENCHMARKS=OFF -DTENFERRO_BUILD_EXAMPLES=OFF \
-  -DTENFERRO_SKIP_MODULES="cuda;dist;install;python;standalone"
+  -DTENFERRO_SKIP_MODULES="cuda;webgpu;dist;install;python;standalone"
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -LE '^fuzz$' --output-on-failure -j"$jobs"
@@ -37,7 +37,7 @@ echo "== Threads under ThreadSanitizer"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DTENFERRO_FFT_AVX2=OFF \
   -DTENFERRO_BUILD_BENCHMARKS=OFF -DTENFERRO_BUILD_EXAMPLES=OFF \
-  -DTENFERRO_SKIP_MODULES="cuda;dist;install;python;standalone"
+  -DTENFERRO_SKIP_MODULES="cuda;webgpu;dist;install;python;standalone"
 cmake --build build-tsan -j"$jobs" --target test_runtime test_einsum_plan
 OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/runtime/test_runtime
 OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/einsum/test_einsum_plan
