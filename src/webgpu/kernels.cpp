@@ -167,11 +167,19 @@ fn f_pow(a: f32, b: f32) -> f32 {
   return r;
 }
 fn f_fmod(a: f32, b: f32) -> f32 {
+  // Exact, like C's fmod: subtract the largest b * 2^k that fits, each
+  // subtraction exact (Sterbenz), until |x| < |b|.
   if (f_isnan(a) || f_isnan(b) || b == 0.0 || !f_isfinite(a)) { return f_nan(); }
-  if (!f_isfinite(b)) { return a; }
-  let r = a - b * trunc(a / b);
-  if (r != 0.0 && (r < 0.0) != (a < 0.0)) { return r + b * sign(a) * sign(b); }
-  return r;
+  let y = abs(b);
+  var x = abs(a);
+  if (!f_isfinite(b) || x < y) { return a; }
+  for (var i = 0; i < 320 && x >= y; i = i + 1) {
+    var t = ldexp(y, frexp(x).exp - frexp(y).exp);
+    if (t > x) { t = t * 0.5; }
+    x = x - t;
+  }
+  if (x == 0.0) { return select(0.0, bitcast<f32>(0x80000000u), a < 0.0); }
+  return select(x, -x, a < 0.0);
 }
 fn f_remainder(a: f32, b: f32) -> f32 {
   var r = f_fmod(a, b);
@@ -208,6 +216,8 @@ fn i_pow(base0: i32, e0: i32) -> i32 {
 }
 fn c_mul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> { return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 fn c_abs(a: vec2<f32>) -> f32 {
+  if (f_isinf2(a)) { return f_inf(); }
+  if (f_isnan(a.x) || f_isnan(a.y)) { return f_nan(); }
   let m = max(abs(a.x), abs(a.y));
   if (m == 0.0) { return 0.0; }
   if (!f_isfinite(m)) { if (f_isinf2(a)) { return f_inf(); } return f_nan(); }
@@ -260,6 +270,11 @@ fn c_pow(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
 fn c_sign(a: vec2<f32>) -> vec2<f32> { let m = c_abs(a); if (m == 0.0) { return vec2<f32>(0.0, 0.0); } return a / m; }
 fn c_isfinite(a: vec2<f32>) -> bool { return f_isfinite(a.x) && f_isfinite(a.y); }
 fn b_u(x: bool) -> u32 { return select(0u, 1u, x); }
+// Comparisons spelled out for NaN: WGSL leaves them to the implementation.
+fn f_eq(a: f32, b: f32) -> bool { return !f_isnan(a) && !f_isnan(b) && a == b; }
+fn f_lt(a: f32, b: f32) -> bool { return !f_isnan(a) && !f_isnan(b) && a < b; }
+fn f_le(a: f32, b: f32) -> bool { return !f_isnan(a) && !f_isnan(b) && a <= b; }
+fn c_eq(a: vec2<f32>, b: vec2<f32>) -> bool { return f_eq(a.x, b.x) && f_eq(a.y, b.y); }
 )";
 
 // The body of `fn op(a, b, c) -> Out` for an elementwise primitive; `in`
@@ -284,9 +299,16 @@ std::string op_body(OpKind kind, const Attrs& attrs, DType in, DType out) {
       const auto dir = std::get<CompareAttrs>(attrs).direction;
       const char* ops[] = {"==", "!=", "<", "<=", ">", ">="};
       const char* o = ops[static_cast<int>(dir)];
-      if (c) {
-        if (dir == ComparisonDirection::EQ) return "return all(a == b);";
-        return "return any(a != b);";
+      if (c) return dir == ComparisonDirection::EQ ? "return c_eq(a, b);" : "return !c_eq(a, b);";
+      if (f) {
+        switch (dir) {
+          case ComparisonDirection::EQ: return "return f_eq(a, b);";
+          case ComparisonDirection::NE: return "return !f_eq(a, b);";
+          case ComparisonDirection::LT: return "return f_lt(a, b);";
+          case ComparisonDirection::LE: return "return f_le(a, b);";
+          case ComparisonDirection::GT: return "return f_lt(b, a);";
+          case ComparisonDirection::GE: return "return f_le(b, a);";
+        }
       }
       if (in == DType::bool_) return std::string("return b_u(a) ") + o + " b_u(b);";
       return std::string("return a ") + o + " b;";
@@ -318,7 +340,11 @@ std::string op_body(OpKind kind, const Attrs& attrs, DType in, DType out) {
       // Through the real part for complex sources (as on the CPU).
       std::string x = c ? "a.x" : "a";
       const DType from = c ? DType::f32 : in;
-      if (out == DType::bool_) return c ? "return a.x != 0.0 || a.y != 0.0;" : std::string("return a != ") + zero_of(in) + ";";
+      if (out == DType::bool_) {
+        if (c) return "return !f_eq(a.x, 0.0) || !f_eq(a.y, 0.0);";
+        if (in == DType::f32) return "return !f_eq(a, 0.0);";
+        return std::string("return a != ") + zero_of(in) + ";";
+      }
       if (out == DType::c64) {
         if (from == DType::bool_) return "return vec2<f32>(select(0.0, 1.0, a), 0.0);";
         return "return vec2<f32>(f32(" + x + "), 0.0);";
