@@ -8,11 +8,11 @@
 # 2. the whole suite again under AddressSanitizer + UBSan + LeakSanitizer,
 #    built -O1, except what needs the Release build or another tool (CUDA,
 #    the WebGPU backend: wgpu-native is a prebuilt Rust library and lavapipe
-#    JIT-compiles shaders with LLVM inside Mesa, neither instrumented, and
-#    their driver threads keep process-lifetime allocations that LeakSanitizer
-#    would have to be told about; its tests run in step 1), MPI ranks, the
-#    installed package and its users, the Python package, the fresh-clone check, the clang fuzzers) and the AVX2/AVX-512 copies of
-#    pocketfft (the baseline driver runs);
+#    JIT-compiles shaders with LLVM inside Mesa, neither instrumented, so
+#    ASan would see little beyond the host code that step 1 tests; not
+#    tried under ASan), MPI ranks, the installed package and its users, the
+#    Python package, the fresh-clone check, the clang fuzzers) and the
+#    AVX2/AVX-512 copies of pocketfft (the baseline driver runs);
 # 3. the tests that share objects between std::threads (a Runtime, the
 #    einsum plan cache) under ThreadSanitizer, one OpenMP thread each: GCC's
 #    libgomp is invisible to TSan, so the OpenMP kernels are checked instead

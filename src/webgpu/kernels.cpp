@@ -676,19 +676,19 @@ Tensor permuted_copy(WebGpuBackend& be, const Tensor& t, const std::vector<std::
 }
 
 std::string gemm_shader(DType d) {
+  // Register blocking written out (no private arrays: dynamically indexed
+  // arrays end up in memory on some drivers, lavapipe among them).
   const bool c = d == DType::c64;
-  const int ts = c ? 32 : 64, r = ts / 16, bk = 16;
+  const int ts = c ? 32 : 64, r = ts / 16, bk = 32;
   std::ostringstream s;
   s << "@group(0) @binding(0) var<storage, read> md: array<i32>;\n"
     << "@group(0) @binding(1) var<storage, read_write> C: array<" << storage_type(d) << ">;\n"
     << "@group(0) @binding(2) var<storage, read> A: array<" << storage_type(d) << ">;\n"
     << "@group(0) @binding(3) var<storage, read> B: array<" << storage_type(d) << ">;\n";
   const std::string T = value_type(d), Z = zero_of(d);
-  s << "const TS: i32 = " << ts << ";\nconst R: i32 = " << r << ";\nconst BK: i32 = " << bk << ";\n";
+  s << "const TS: i32 = " << ts << ";\nconst BK: i32 = " << bk << ";\n";
   s << "var<workgroup> As: array<" << T << ", " << ts * bk << ">;\n";
   s << "var<workgroup> Bs: array<" << T << ", " << ts * bk << ">;\n";
-  s << "fn fma_(acc: " << T << ", a: " << T << ", b: " << T << ") -> " << T << " { return acc + "
-    << (c ? "vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)" : "a * b") << "; }\n";
   s << "@compute @workgroup_size(16, 16)\n"
        "fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {\n"
        "  let M = md[0]; let N = md[1]; let K = md[2];\n"
@@ -696,39 +696,41 @@ std::string gemm_shader(DType d) {
        "  let m0 = i32(wid.x) * TS; let n0 = i32(wid.y) * TS;\n"
        "  let tx = i32(lid.x); let ty = i32(lid.y); let t = ty * 16 + tx;\n"
        "  let abase = md[3] + b * md[6]; let bbase = md[7] + b * md[10];\n"
-       "  var acc: array<" << T << ", " << r * r << ">;\n"
-       "  for (var i = 0; i < R * R; i = i + 1) { acc[i] = " << Z << "; }\n"
-       "  for (var k0 = 0; k0 < K; k0 = k0 + BK) {\n"
-       "    for (var i = 0; i < TS * BK / 256; i = i + 1) {\n"
-       "      let idx = t + i * 256;\n"
-       "      let mm = idx % TS; let kk = idx / TS;\n"
-       "      let m = m0 + mm; let ka = k0 + kk;\n"
-       "      var va = " << Z << ";\n"
-       "      if (m < M && ka < K) { va = A[abase + m * md[4] + ka * md[5]]; }\n"
-       "      As[idx] = va;\n"
-       "      let n = n0 + mm;\n"
-       "      var vb = " << Z << ";\n"
-       "      if (n < N && ka < K) { vb = B[bbase + ka * md[8] + n * md[9]]; }\n"
-       "      Bs[idx] = vb;\n"
-       "    }\n"
-       "    workgroupBarrier();\n"
+       "  let sam = md[4]; let sak = md[5]; let sbk = md[8]; let sbn = md[9];\n";
+  for (int i = 0; i < r; ++i)
+    for (int j = 0; j < r; ++j) s << "  var c" << i << j << " = " << Z << ";\n";
+  s << "  for (var k0 = 0; k0 < K; k0 = k0 + BK) {\n";
+  for (int i = 0; i < ts * bk / 256; ++i) {
+    s << "    {\n      let idx = t + " << i * 256 << ";\n"
+      << "      let mm = idx & (TS - 1); let kk = idx >> " << (ts == 64 ? 6 : 5) << "u;\n"
+      << "      let m = m0 + mm; let ka = k0 + kk; let n = n0 + mm;\n"
+      << "      var va = " << Z << ";\n"
+      << "      if (m < M && ka < K) { va = A[abase + m * sam + ka * sak]; }\n"
+      << "      As[idx] = va;\n"
+      << "      var vb = " << Z << ";\n"
+      << "      if (n < N && ka < K) { vb = B[bbase + ka * sbk + n * sbn]; }\n"
+      << "      Bs[idx] = vb;\n    }\n";
+  }
+  s << "    workgroupBarrier();\n"
        "    for (var kk = 0; kk < BK; kk = kk + 1) {\n"
-       "      var a: array<" << T << ", " << r << ">;\n"
-       "      var bv: array<" << T << ", " << r << ">;\n"
-       "      for (var i = 0; i < R; i = i + 1) { a[i] = As[kk * TS + tx + 16 * i]; bv[i] = Bs[kk * TS + ty + 16 * i]; }\n"
-       "      for (var i = 0; i < R; i = i + 1) {\n"
-       "        for (var j = 0; j < R; j = j + 1) { acc[i * R + j] = fma_(acc[i * R + j], a[i], bv[j]); }\n"
-       "      }\n"
-       "    }\n"
-       "    workgroupBarrier();\n"
-       "  }\n"
-       "  for (var i = 0; i < R; i = i + 1) {\n"
-       "    for (var j = 0; j < R; j = j + 1) {\n"
-       "      let m = m0 + tx + 16 * i; let n = n0 + ty + 16 * j;\n"
-       "      if (m < M && n < N) { C[md[11] + m * md[12] + n * md[13] + b * md[14]] = acc[i * R + j]; }\n"
-       "    }\n"
-       "  }\n"
-       "}\n";
+       "      let base = kk * TS;\n";
+  for (int i = 0; i < r; ++i) s << "      let a" << i << " = As[base + tx + " << 16 * i << "];\n";
+  for (int j = 0; j < r; ++j) s << "      let b" << j << " = Bs[base + ty + " << 16 * j << "];\n";
+  for (int i = 0; i < r; ++i)
+    for (int j = 0; j < r; ++j) {
+      if (c)
+        s << "      c" << i << j << " = c" << i << j << " + vec2<f32>(a" << i << ".x * b" << j << ".x - a" << i
+          << ".y * b" << j << ".y, a" << i << ".x * b" << j << ".y + a" << i << ".y * b" << j << ".x);\n";
+      else
+        s << "      c" << i << j << " = c" << i << j << " + a" << i << " * b" << j << ";\n";
+    }
+  s << "    }\n    workgroupBarrier();\n  }\n";
+  s << "  let cb = md[11] + b * md[14]; let scm = md[12]; let scn = md[13];\n";
+  for (int i = 0; i < r; ++i)
+    for (int j = 0; j < r; ++j)
+      s << "  if (m0 + tx + " << 16 * i << " < M && n0 + ty + " << 16 * j << " < N) { C[cb + (m0 + tx + " << 16 * i
+        << ") * scm + (n0 + ty + " << 16 * j << ") * scn] = c" << i << j << "; }\n";
+  s << "}\n";
   return s.str();
 }
 
