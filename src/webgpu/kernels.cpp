@@ -30,10 +30,7 @@ bool storable(DType d) { return d == DType::f32 || d == DType::c64 || d == DType
 // Whether the backend has a kernel for `op` at all (any dtype).
 bool op_covered(OpKind op) {
   switch (op) {
-    case OpKind::gather:
     case OpKind::scatter:
-    case OpKind::dynamic_slice:
-    case OpKind::dynamic_update_slice:
     case OpKind::erf:
     case OpKind::erfc:
     case OpKind::erfinv:
@@ -48,6 +45,9 @@ bool op_covered(OpKind op) {
     case OpKind::ndtr:
     case OpKind::ndtri:
     case OpKind::log_ndtr: return false;
+    case OpKind::gather:
+    case OpKind::dynamic_slice:
+    case OpKind::dynamic_update_slice:
     case OpKind::add:
     case OpKind::subtract:
     case OpKind::multiply:
@@ -825,6 +825,106 @@ void dot_general(WebGpuBackend& be, const DotGeneralAttrs& attrs, const Tensor& 
   }
 }
 
+// ---- indexed copies: gather, dynamic_slice, dynamic_update_slice -----------------------
+
+namespace {
+
+// One axis of an indexed copy's iteration space.
+struct IndexedAxis {
+  std::int64_t extent, plain_stride, dynamic_stride, index_stride;
+};
+// One component of the index vector: the operand axis it moves along and
+// the largest start (starts are clamped into [0, hi], as on the CPU).
+struct IndexedComponent {
+  std::int64_t stride, hi;
+};
+
+// For every element of the iteration space: plain[p] <-> dynamic[q] where
+// q adds the clamped starts read from `indices` (i32). `dynamic_is_source`:
+// out = plain side, read from the dynamic side (gather, dynamic_slice);
+// otherwise out = dynamic side, written from the plain side
+// (dynamic_update_slice).
+void indexed_copy(WebGpuBackend& be, const Tensor& out, const Tensor& src, const Tensor& indices,
+                  std::int64_t plain_offset, std::int64_t dynamic_offset, std::int64_t index_offset,
+                  std::int64_t vector_stride, const std::vector<IndexedAxis>& axes,
+                  const std::vector<IndexedComponent>& comps, bool dynamic_is_source, const char* op) {
+  std::int64_t n = 1;
+  for (const auto& a : axes) n *= a.extent;
+  if (n == 0) return;
+  TF_CHECK(indices.dtype() == DType::i32, UnimplementedError, op, "index dtype ", indices.dtype(),
+           " is not supported by the WebGPU backend (i32 is)");
+  for (const Tensor* t : {&out, &src, &indices}) check_index_range(*t, op);
+  std::vector<std::int32_t> meta{static_cast<std::int32_t>(n), static_cast<std::int32_t>(axes.size()),
+                                 static_cast<std::int32_t>(comps.size()), dynamic_is_source ? 0 : 1,
+                                 static_cast<std::int32_t>(plain_offset), static_cast<std::int32_t>(dynamic_offset),
+                                 static_cast<std::int32_t>(index_offset), static_cast<std::int32_t>(vector_stride)};
+  for (const auto& a : axes)
+    for (std::int64_t v : {a.extent, a.plain_stride, a.dynamic_stride, a.index_stride})
+      meta.push_back(static_cast<std::int32_t>(v));
+  for (const auto& c : comps)
+    for (std::int64_t v : {c.stride, c.hi}) meta.push_back(static_cast<std::int32_t>(v));
+  const DType d = out.dtype();
+  std::ostringstream sh;
+  sh << bindings(d, {d, DType::i32}) << kHelpers << load_fn(0, d) << load_fn(1, DType::i32) << store_fn(d);
+  sh << R"(@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let n = md[0]; let r = md[1]; let nv = md[2]; let mode = md[3];
+  let stride_ = i32(nwg.x) * 256;
+  for (var e = i32(gid.x); e < n; e = e + stride_) {
+    var rem = e; var po = md[4]; var qo = md[5]; var io = md[6];
+    for (var d = 0; d < r; d = d + 1) {
+      let ext = md[8 + 4 * d]; let idx = rem % ext; rem = rem / ext;
+      po = po + idx * md[9 + 4 * d]; qo = qo + idx * md[10 + 4 * d]; io = io + idx * md[11 + 4 * d];
+    }
+    for (var k = 0; k < nv; k = k + 1) {
+      let s = clamp(ld1(io + k * md[7]), 0, md[9 + 4 * r + 2 * k]);
+      qo = qo + s * md[8 + 4 * r + 2 * k];
+    }
+    if (mode == 0) { st(po, ld0(qo)); } else { st(qo, ld0(po)); }
+  }
+}
+)";
+  State& s = be.state();
+  const Pipeline& p = s.pipeline(sh.str(), op);
+  std::vector<Tensor> keep;
+  const Tensor ins[] = {src, indices};
+  std::vector<Binding> b{{buffer_of(out), bound_size(out)}};
+  for (const Binding& x : input_bindings(be, ins, out, keep)) b.push_back(x);
+  s.dispatch(p, meta, b, groups_for(n, 256), 1, 1, op);
+}
+
+void gather(WebGpuBackend& be, const GatherAttrs& a, const Tensor& x, const Tensor& idx, const Tensor& out) {
+  auto has = [](const DimVec& v, std::int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+  const std::size_t ivd = static_cast<std::size_t>(a.index_vector_dim);
+  const std::size_t ir = idx.shape().size();
+  // Output axes: offset axes walk the operand's non-collapsed axes in
+  // order; the others walk the index tensor's batch axes in order.
+  std::vector<std::int64_t> window;
+  for (std::size_t d = 0; d < x.shape().size(); ++d)
+    if (!has(a.collapsed_slice_dims, static_cast<std::int64_t>(d))) window.push_back(static_cast<std::int64_t>(d));
+  std::vector<IndexedAxis> axes;
+  std::size_t k = 0, ib = 0;
+  for (std::size_t d = 0; d < out.shape().size(); ++d) {
+    if (has(a.offset_dims, static_cast<std::int64_t>(d))) {
+      axes.push_back({out.shape()[d], out.strides()[d], x.strides()[static_cast<std::size_t>(window[k++])], 0});
+    } else {
+      if (ib == ivd) ++ib;
+      axes.push_back({out.shape()[d], out.strides()[d], 0, idx.strides()[ib]});
+      ++ib;
+    }
+  }
+  const std::int64_t nvec = ivd < ir ? idx.shape()[ivd] : 1;
+  const std::int64_t vstride = ivd < ir ? idx.strides()[ivd] : 0;
+  std::vector<IndexedComponent> comps;
+  for (std::int64_t c = 0; c < nvec; ++c) {
+    const auto dd = static_cast<std::size_t>(a.start_index_map[static_cast<std::size_t>(c)]);
+    comps.push_back({x.strides()[dd], std::max<std::int64_t>(x.shape()[dd] - a.slice_sizes[dd], 0)});
+  }
+  indexed_copy(be, out, x, idx, out.offset(), x.offset(), idx.offset(), vstride, axes, comps, true, "gather");
+}
+
+}  // namespace
+
 // ---- structural ops --------------------------------------------------------------------
 
 void structural(WebGpuBackend& be, OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
@@ -911,10 +1011,33 @@ void structural(WebGpuBackend& be, OpKind kind, const Attrs& attrs, std::span<co
       }
       return;
     }
-    case OpKind::gather:
+    case OpKind::gather: return gather(be, std::get<GatherAttrs>(attrs), x, in[1], out);
+    case OpKind::dynamic_slice: {
+      const auto& sizes = std::get<DynamicSliceAttrs>(attrs).slice_sizes;
+      std::vector<IndexedAxis> axes;
+      std::vector<IndexedComponent> comps;
+      for (std::size_t d = 0; d < out.shape().size(); ++d) {
+        axes.push_back({out.shape()[d], out.strides()[d], x.strides()[d], 0});
+        comps.push_back({x.strides()[d], std::max<std::int64_t>(x.shape()[d] - sizes[d], 0)});
+      }
+      const std::int64_t vstride = in[1].ndim() > 0 ? in[1].strides()[0] : 0;
+      return indexed_copy(be, out, x, in[1], out.offset(), x.offset(), in[1].offset(), vstride, axes, comps, true,
+                          "dynamic_slice");
+    }
+    case OpKind::dynamic_update_slice: {
+      const Tensor& upd = in[1];
+      copy(be, x, out);
+      std::vector<IndexedAxis> axes;
+      std::vector<IndexedComponent> comps;
+      for (std::size_t d = 0; d < upd.shape().size(); ++d) {
+        axes.push_back({upd.shape()[d], upd.strides()[d], out.strides()[d], 0});
+        comps.push_back({out.strides()[d], std::max<std::int64_t>(out.shape()[d] - upd.shape()[d], 0)});
+      }
+      const std::int64_t vstride = in[2].ndim() > 0 ? in[2].strides()[0] : 0;
+      return indexed_copy(be, out, upd, in[2], upd.offset(), out.offset(), in[2].offset(), vstride, axes, comps,
+                          false, "dynamic_update_slice");
+    }
     case OpKind::scatter:
-    case OpKind::dynamic_slice:
-    case OpKind::dynamic_update_slice:
     default: TF_THROW(UnimplementedError, op_name(kind), "has no WebGPU kernel");
   }
 }

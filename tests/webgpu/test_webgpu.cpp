@@ -227,8 +227,10 @@ TEST_F(WebGpu, RefusalsNameTheDtypeTheOpAndTheDevices) {
   EXPECT_TRUE(throws_with<UnimplementedError>([&] { ops::convert(x, DType::f64, gpu()); }, {"convert", "f64"}));
   // An op without a kernel.
   Tensor idx = webgpu::to_device(Tensor::from_vec_col_major<std::int32_t>({2}, {0, 2}), gpu());
-  EXPECT_TRUE(throws_with<UnimplementedError>([&] { ops::dynamic_slice(x, idx, {1, 1}, gpu()); },
-                                              {"dynamic_slice", "WebGPU"}));
+  Tensor out = gpu().empty(DType::f32, {3, 3});
+  const Tensor scatter_in[] = {x, idx, x};
+  EXPECT_TRUE(throws_with<UnimplementedError>(
+      [&] { gpu().execute(OpKind::scatter, ScatterAttrs{}, scatter_in, out); }, {"scatter", "WebGPU", "f32"}));
   EXPECT_TRUE(throws_with<UnimplementedError>([&] { ops::erf(x, gpu()); }, {"erf", "WebGPU"}));
   // Mixed devices.
   Tensor h = random_tensor({3, 3}, DType::f32, 3);

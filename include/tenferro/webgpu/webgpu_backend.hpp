@@ -27,9 +27,10 @@
 /// `UnimplementedError` naming the dtype (WGSL has no 64-bit types), already
 /// by `to_device`. Elementwise ops but the special functions (erf, lgamma,
 /// Bessel, ...), reductions, dot_general (batched tiled GEMM) and the
-/// structural ops transpose, reshape, broadcast_in_dim, slice, reverse, pad
-/// and concatenate run on the device; gather, scatter and the dynamic
-/// slices are refused. A refused call throws before anything is written.
+/// structural ops (transpose, reshape, broadcast_in_dim, slice, reverse,
+/// pad, concatenate, gather and the dynamic slices with i32 indices) run on
+/// the device; scatter is refused. A refused call throws before anything is
+/// written.
 
 #include <cstddef>
 #include <memory>
