@@ -242,6 +242,12 @@ TEST_F(WebGpu, RefusalsNameTheDtypeTheOpAndTheDevices) {
   EXPECT_TRUE(throws_with<DeviceError>([&] { gpu().execute(OpKind::add, NoAttrs{}, in, host_out); },
                                        {"add", "output", "cpu", "webgpu:"}));
   EXPECT_TRUE(throws_with<DeviceError>([&] { webgpu::to_device(x, gpu()); }, {"to_device", "webgpu:"}));
+  // Two WebGPU backends are two devices.
+  WebGpuBackend other;
+  std::ostringstream mine, theirs;
+  mine << gpu().device();
+  theirs << other.device();
+  EXPECT_TRUE(throws_with<DeviceError>([&] { ops::add(x, x, other); }, {"add", mine.str(), theirs.str()}));
   EXPECT_TRUE(throws_with<DeviceError>([&] { webgpu::to_host(h, gpu()); }, {"to_host", "cpu", "webgpu:"}));
   // Nothing was changed by the failed calls.
   EXPECT_TRUE(tensors_equal(fetch(x), before));
@@ -315,6 +321,23 @@ TEST_F(WebGpu, ReductionsBeyondOneWorkgroupMatchCpu) {
       Tensor got = ops::call(k, s.attrs, upload_all(s.inputs), gpu());
       EXPECT_TRUE(matches_cpu(got, want, s)) << s;
     }
+}
+
+TEST_F(WebGpu, EagerRuntimeAndVjpOnDeviceTensors) {
+  EagerRuntime rt(gpu());
+  Tensor xh = random_tensor({5, 4}, DType::c64, 3), yh = random_tensor({5, 4}, DType::c64, 4);
+  EagerTensor x = rt.tensor(webgpu::to_device(xh, gpu())), y = rt.tensor(webgpu::to_device(yh, gpu()));
+  EagerTensor z = (x * y).reduce_sum({0});
+  EXPECT_EQ(z.value().device(), gpu().device());
+  CpuBackend cpu;
+  Tensor want = ops::reduce_sum(ops::multiply(xh, yh, cpu), {0}, cpu);
+  EXPECT_TRUE(tensors_close(fetch(z.value()), want, 1e-5, 1e-6));
+  // d/dx <ct, x * y> = conj(y) ct (PyTorch's convention).
+  Tensor ct = random_tensor({5, 4}, DType::c64, 9);
+  auto [outs, grads] = vjp(rt, [](const std::vector<EagerTensor>& v) { return std::vector<EagerTensor>{v[0] * v[1]}; },
+                              {x, y}, {rt.tensor(webgpu::to_device(ct, gpu()))});
+  Tensor gx_want = ops::multiply(ops::conj(yh, cpu), ct, cpu);
+  EXPECT_TRUE(tensors_close(fetch(grads[0].value()), gx_want, 1e-5, 1e-6));
 }
 
 // A two-layer tanh MLP: loss = sum((w2 tanh(w1 x + b1) - y)^2); its value
