@@ -357,6 +357,12 @@ std::string op_body(OpKind kind, const Attrs& attrs, DType in, DType out) {
   }
 }
 
+// The name of parameter j of the map's `fop`: a, b, c as in op_body, then p3, p4, ...
+std::string param_name(std::size_t j) {
+  const char* names[] = {"a", "b", "c"};
+  return j < 3 ? std::string(names[j]) : "p" + std::to_string(j);
+}
+
 std::string load_fn(int j, DType d) {
   std::ostringstream s;
   s << "fn ld" << j << "(i: i32) -> " << value_type(d) << " { ";
@@ -388,14 +394,14 @@ std::string bindings(DType out, const std::vector<DType>& in) {
 // A strided map: out[idx] = op(in0[idx], in1[idx], ...) over the output's
 // index space; metadata: numel, rank, shape[rank], then per operand
 // (output first) offset and strides[rank].
-std::string elementwise_shader(const std::string& body, DType out, const std::vector<DType>& in) {
+std::string elementwise_shader(const std::string& prelude, const std::string& body, DType out,
+                               const std::vector<DType>& in) {
   std::ostringstream s;
-  s << bindings(out, in) << kHelpers;
+  s << bindings(out, in) << kHelpers << prelude;
   for (std::size_t j = 0; j < in.size(); ++j) s << load_fn(static_cast<int>(j), in[j]);
   s << store_fn(out);
   s << "fn fop(";
-  const char* names[] = {"a", "b", "c"};
-  for (std::size_t j = 0; j < in.size(); ++j) s << (j ? ", " : "") << names[j] << ": " << value_type(in[j]);
+  for (std::size_t j = 0; j < in.size(); ++j) s << (j ? ", " : "") << param_name(j) << ": " << value_type(in[j]);
   s << ") -> " << value_type(out) << " { " << body << " }\n";
   const std::size_t n = in.size() + 1;
   s << "@compute @workgroup_size(256)\n"
@@ -476,8 +482,8 @@ std::vector<Binding> input_bindings(WebGpuBackend& be, std::span<const Tensor> i
 
 // Runs `body` over out's index space with inputs of any strides (rank-0
 // inputs broadcast).
-void run_map(WebGpuBackend& be, const std::string& body, std::span<const Tensor> in, const Tensor& out,
-             const char* op) {
+void run_map(WebGpuBackend& be, const std::string& prelude, const std::string& body, std::span<const Tensor> in,
+             const Tensor& out, const char* op) {
   if (out.numel() == 0) return;
   std::vector<const Tensor*> ops{&out};
   std::vector<Strides> strides{out.strides()};
@@ -497,7 +503,7 @@ void run_map(WebGpuBackend& be, const std::string& body, std::span<const Tensor>
     for (auto st : v.strides[j]) meta.push_back(static_cast<std::int32_t>(st));
   }
   State& s = be.state();
-  const Pipeline& p = s.pipeline(elementwise_shader(body, out.dtype(), dts), op);
+  const Pipeline& p = s.pipeline(elementwise_shader(prelude, body, out.dtype(), dts), op);
   std::vector<Tensor> keep;
   std::vector<Binding> b{{buffer_of(out), bound_size(out)}};
   for (const Binding& x : input_bindings(be, in, out, keep)) b.push_back(x);
@@ -520,13 +526,38 @@ void check_supported(OpKind op, DType dtype, DType out_dtype) {
 
 void copy(WebGpuBackend& be, const Tensor& in, const Tensor& out) {
   const Tensor ins[] = {in};
-  run_map(be, "return a;", ins, out, "copy");
+  run_map(be, "", "return a;", ins, out, "copy");
 }
 
 void elementwise(WebGpuBackend& be, OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
   DType d = in[0].dtype();
   if (kind == OpKind::select || kind == OpKind::clamp) d = in[1].dtype();
-  run_map(be, op_body(kind, attrs, d, out.dtype()), in, out, op_name(kind));
+  run_map(be, "", op_body(kind, attrs, d, out.dtype()), in, out, op_name(kind));
+}
+
+void fused(WebGpuBackend& be, const FusedElementwise& k, std::span<const Tensor> in, const Tensor& out) {
+  // One pass: each step is a WGSL function (the primitive's own body), the
+  // map's fop chains them, so every element is read once and written once.
+  std::ostringstream body, fns;
+  std::vector<DType> step_dtype;
+  for (std::size_t i = 0; i < k.steps.size(); ++i) {
+    const auto& st = k.steps[i];
+    auto arg_dtype = [&](int a) { return a >= 0 ? step_dtype[static_cast<std::size_t>(a)] : in[static_cast<std::size_t>(-1 - a)].dtype(); };
+    auto arg_name = [&](int a) { return a >= 0 ? "v" + std::to_string(a) : param_name(static_cast<std::size_t>(-1 - a)); };
+    DType key = arg_dtype(st.args[0]);
+    if ((st.op == OpKind::select || st.op == OpKind::clamp) && st.args.size() > 1) key = arg_dtype(st.args[1]);
+    check_supported(st.op, key, st.dtype);
+    fns << "fn s" << i << "(";
+    for (std::size_t j = 0; j < st.args.size(); ++j)
+      fns << (j ? ", " : "") << param_name(j) << ": " << value_type(arg_dtype(st.args[j]));
+    fns << ") -> " << value_type(st.dtype) << " { " << op_body(st.op, st.attrs, key, st.dtype) << " }\n";
+    body << "let v" << i << " = s" << i << "(";
+    for (std::size_t j = 0; j < st.args.size(); ++j) body << (j ? ", " : "") << arg_name(st.args[j]);
+    body << "); ";
+    step_dtype.push_back(st.dtype);
+  }
+  body << "return v" << k.steps.size() - 1 << ";";
+  run_map(be, fns.str(), body.str(), in, out, "fused elementwise");
 }
 
 // ---- reductions ------------------------------------------------------------------------

@@ -80,6 +80,8 @@ inline std::uint64_t bound_size(const Tensor& t) {
 
 // ---- kernels (kernels.cpp) ----
 void elementwise(WebGpuBackend& be, OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out);
+/// A fused elementwise chain in one pass (tenferro/ops/fused.hpp).
+void fused(WebGpuBackend& be, const FusedElementwise& k, std::span<const Tensor> in, const Tensor& out);
 void reduce(WebGpuBackend& be, OpKind kind, const DimVec& axes, const Tensor& in, const Tensor& out);
 void dot_general(WebGpuBackend& be, const DotGeneralAttrs& attrs, const Tensor& lhs, const Tensor& rhs,
                  const Tensor& out);

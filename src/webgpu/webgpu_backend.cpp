@@ -359,6 +359,23 @@ WebGpuBackend::~WebGpuBackend() {
 
 Tensor WebGpuBackend::from_host(const Tensor& host) { return webgpu::to_device(host, *this); }
 
+void WebGpuBackend::execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
+                                  const Tensor& output) {
+  const char* op = "fused elementwise";
+  TF_CHECK(output.defined() && output.device() == device(), DeviceError, op, "output is on ",
+           output.defined() ? output.device() : Device::cpu(), " but backend '", name(), "' runs on ", device());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    TF_CHECK(inputs[i].defined() && inputs[i].device() == device(), DeviceError, op, "operand ", i, " is on ",
+             inputs[i].defined() ? inputs[i].device() : Device::cpu(), " but backend '", name(), "' runs on ",
+             device(), "; transfer it explicitly (webgpu::to_device)");
+  if (output.numel() == 0 || kernel.steps.empty()) return Backend::execute_fused(kernel, inputs, output);
+  // Bindings: metadata, output and one per input.
+  if (inputs.size() + 2 > state_->limits.maxStorageBuffersPerShaderStage)
+    return Backend::execute_fused(kernel, inputs, output);
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  webgpu::detail::fused(*this, kernel, inputs, output);
+}
+
 namespace {
 struct StorageContext {
   std::weak_ptr<webgpu::detail::State> state;

@@ -285,6 +285,47 @@ TEST_F(WebGpu, InPlaceElementwise) {
     }
 }
 
+TEST_F(WebGpu, FusedChainsMatchCpuInOnePass) {
+  // out = compare(GT, exp(a) * b + c, b) selects between it and tanh(a); c is a rank-0 scalar.
+  FusedElementwise k;
+  k.num_inputs = 3;
+  k.steps.push_back({OpKind::exp, NoAttrs{}, {-1}, DType::f32});
+  k.steps.push_back({OpKind::multiply, NoAttrs{}, {0, -2}, DType::f32});
+  k.steps.push_back({OpKind::add, NoAttrs{}, {1, -3}, DType::f32});
+  k.steps.push_back({OpKind::compare, CompareAttrs{ComparisonDirection::GT}, {2, -2}, DType::bool_});
+  k.steps.push_back({OpKind::tanh, NoAttrs{}, {-1}, DType::f32});
+  k.steps.push_back({OpKind::select, NoAttrs{}, {3, 2, 4}, DType::f32});
+  Tensor a = random_tensor({33, 7}, DType::f32, 1), b = with_random_layout(random_tensor({33, 7}, DType::f32, 2), 3, 2);
+  Tensor c = Tensor::scalar(0.5f);
+  CpuBackend cpu;
+  Tensor want = Tensor::empty({33, 7}, DType::f32);
+  const Tensor hin[] = {a, b, c};
+  cpu.execute_fused(k, hin, want);
+  std::vector<Tensor> din = upload_all({a, b, c});
+  Tensor out = gpu().empty_strided(DType::f32, {33, 7}, {7, 1});
+  gpu().execute_fused(k, din, out);
+  EXPECT_TRUE(tensors_close(fetch(out), want, 64 * dtype_eps(DType::f32), 0));
+  // A complex chain: conj(x) * x -> real.
+  FusedElementwise kc;
+  kc.num_inputs = 1;
+  kc.steps.push_back({OpKind::conj, NoAttrs{}, {-1}, DType::c64});
+  kc.steps.push_back({OpKind::multiply, NoAttrs{}, {0, -1}, DType::c64});
+  kc.steps.push_back({OpKind::real, NoAttrs{}, {1}, DType::f32});
+  Tensor x = random_tensor({40}, DType::c64, 4);
+  Tensor wc = Tensor::empty({40}, DType::f32);
+  const Tensor xin[] = {x};
+  cpu.execute_fused(kc, xin, wc);
+  Tensor oc = gpu().empty(DType::f32, {40});
+  std::vector<Tensor> dx = upload_all({x});
+  gpu().execute_fused(kc, dx, oc);
+  EXPECT_TRUE(tensors_close(fetch(oc), wc, 64 * dtype_eps(DType::f32), 0));
+  // Refusal inside a chain: an f64 step.
+  FusedElementwise kd = kc;
+  kd.steps.back().dtype = DType::f64;
+  Tensor o64 = gpu().empty(DType::f32, {40});
+  EXPECT_TRUE(throws_with<UnimplementedError>([&] { gpu().execute_fused(kd, dx, o64); }, {"real", "f64"}));
+}
+
 TEST_F(WebGpu, GemmBeyondOneTileMatchesCpu) {
   CpuBackend cpu;
   for (DType d : {DType::f32, DType::c64, DType::i32}) {
@@ -342,7 +383,7 @@ TEST_F(WebGpu, EagerRuntimeAndVjpOnDeviceTensors) {
 
 // A two-layer tanh MLP: loss = sum((w2 tanh(w1 x + b1) - y)^2); its value
 // and its gradients with respect to w1, b1 and w2, compiled once and run on
-// the CPU and on the WebGPU engine (twice: the second run reuses buffers).
+// the CPU and on the WebGPU engine (four times: later runs reuse buffers).
 TEST_F(WebGpu, TracedMlpForwardAndGradientMatchCpu) {
   const std::int64_t in = 12, hid = 20, outn = 5, batch = 9;
   auto x = TracedTensor::input("x", DType::f32, {Dim(in), Dim(batch)});
@@ -366,18 +407,21 @@ TEST_F(WebGpu, TracedMlpForwardAndGradientMatchCpu) {
   std::vector<Tensor> want = rt.run_compiled(p, RunInputs(host));
   std::vector<std::pair<std::string, Tensor>> dev;
   for (auto& [name, t] : host) dev.emplace_back(name, webgpu::to_device(t, gpu()));
-  std::size_t allocated_after_first = 0;
-  for (int run = 0; run < 2; ++run) {
+  std::vector<std::size_t> held;  // device bytes (live + cached) after each run
+  for (int run = 0; run < 4; ++run) {
     std::vector<Tensor> got = rt.run_compiled(p, RunInputs(dev));
     ASSERT_EQ(got.size(), want.size());
     for (std::size_t i = 0; i < got.size(); ++i) {
       EXPECT_EQ(got[i].device(), gpu().device());
       EXPECT_TRUE(tensors_close(fetch(got[i]), want[i], 1e-4, 1e-5)) << "output " << i << " run " << run;
     }
-    if (run == 0) allocated_after_first = gpu().allocated_bytes() + gpu().cached_bytes();
+    held.push_back(gpu().allocated_bytes() + gpu().cached_bytes());
   }
-  // The second run took its buffers from the cache: the device holds no more.
-  EXPECT_EQ(gpu().allocated_bytes() + gpu().cached_bytes(), allocated_after_first);
+  // Later runs take their buffers from the cache: after the first runs
+  // (which may still add a block where a free one was taken by a smaller
+  // request), the device holds no more.
+  EXPECT_LE(held[1], held[0] + held[0] / 10) << held[0] << " -> " << held[1];
+  EXPECT_EQ(held[3], held[2]) << held[2] << " -> " << held[3];
 }
 
 // An einsum network (a matrix-product-state contraction), eager on the

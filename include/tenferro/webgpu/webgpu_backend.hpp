@@ -82,6 +82,10 @@ class WebGpuBackend final : public Backend {
   std::shared_ptr<Storage> allocate_storage(std::size_t nbytes) override;
   /// Uploads a host constant (`webgpu::to_device`).
   Tensor from_host(const Tensor& host) override;
+  /// A fused elementwise chain as one WGSL kernel (one read and one write
+  /// per element); step by step when it has more inputs than the device
+  /// binds per shader.
+  void execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs, const Tensor& output) override;
 
   /// Waits until all submitted work has finished.
   void synchronize();
