@@ -31,9 +31,18 @@ if [ -f "$dest/VERSION" ] && [ "$(cat "$dest/VERSION")" = "$version" ] \
   exit 0
 fi
 echo "setup_webgpu: downloading wgpu==$version (wgpu-native) into $dest"
+# pip only downloads the wheel (nothing is installed): the project venv's
+# pip when scripts/setup_python.sh made it, else Debian's python3-pip.
+py=python3
+if [ -x "$root/.venv-py/bin/python" ] && "$root/.venv-py/bin/python" -m pip --version > /dev/null 2>&1; then
+  py="$root/.venv-py/bin/python"
+elif ! python3 -m pip --version > /dev/null 2>&1; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends python3-pip
+fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+"$py" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
   --platform manylinux_2_28_x86_64 --python-version 3.11 -d "$tmp" "wgpu==$version"
 wheel="$(ls "$tmp"/wgpu-"$version"-*.whl)"
 rm -rf "$dest"
