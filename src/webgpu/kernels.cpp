@@ -30,7 +30,6 @@ bool storable(DType d) { return d == DType::f32 || d == DType::c64 || d == DType
 // Whether the backend has a kernel for `op` at all (any dtype).
 bool op_covered(OpKind op) {
   switch (op) {
-    case OpKind::scatter:
     case OpKind::erf:
     case OpKind::erfc:
     case OpKind::erfinv:
@@ -46,6 +45,7 @@ bool op_covered(OpKind op) {
     case OpKind::ndtri:
     case OpKind::log_ndtr: return false;
     case OpKind::gather:
+    case OpKind::scatter:
     case OpKind::dynamic_slice:
     case OpKind::dynamic_update_slice:
     case OpKind::add:
@@ -956,6 +956,117 @@ void gather(WebGpuBackend& be, const GatherAttrs& a, const Tensor& x, const Tens
 
 }  // namespace
 
+// ---- scatter ---------------------------------------------------------------------------
+
+namespace {
+
+// out = operand, then every update window whose start lies inside the
+// operand (XLA's rule, as on the CPU) is written (replace) or added (add)
+// at its place. Adds are atomic: i32 with atomicAdd, f32 and c64 (per
+// component) with a compare-exchange loop on the bits, so duplicate
+// indices accumulate (in an unspecified order: float sums may differ from
+// the CPU's in the last bits). Replace with duplicate indices keeps one of
+// the updates, unspecified which (as in StableHLO).
+void scatter(WebGpuBackend& be, const ScatterAttrs& a, const Tensor& x, const Tensor& idx, const Tensor& upd,
+             const Tensor& out) {
+  const char* op = "scatter";
+  TF_CHECK(idx.dtype() == DType::i32, UnimplementedError, op, "index dtype ", idx.dtype(),
+           " is not supported by the WebGPU backend (i32 is)");
+  copy(be, x, out);
+  if (upd.numel() == 0) return;
+  for (const Tensor* t : {&out, &upd, &idx}) check_index_range(*t, op);
+  auto has = [](const DimVec& v, std::int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+  const std::size_t ivd = static_cast<std::size_t>(a.index_vector_dim), ir = idx.shape().size();
+  std::vector<std::int64_t> window_extent(x.shape().size(), 1);
+  std::vector<std::int32_t> axes_meta;
+  std::size_t od = 0, ib = 0;
+  for (std::size_t d = 0; d < upd.shape().size(); ++d) {
+    if (has(a.update_window_dims, static_cast<std::int64_t>(d))) {
+      while (has(a.inserted_window_dims, static_cast<std::int64_t>(od))) ++od;
+      window_extent[od] = upd.shape()[d];
+      for (std::int64_t v : {upd.shape()[d], upd.strides()[d], out.strides()[od], std::int64_t{0}})
+        axes_meta.push_back(static_cast<std::int32_t>(v));
+      ++od;
+    } else {
+      if (ib == ivd) ++ib;
+      for (std::int64_t v : {upd.shape()[d], upd.strides()[d], std::int64_t{0}, idx.strides()[ib]})
+        axes_meta.push_back(static_cast<std::int32_t>(v));
+      ++ib;
+    }
+  }
+  const std::int64_t nvec = ivd < ir ? idx.shape()[ivd] : 1;
+  const std::int64_t vstride = ivd < ir ? idx.strides()[ivd] : 0;
+  std::vector<std::int32_t> meta{static_cast<std::int32_t>(upd.numel()), static_cast<std::int32_t>(upd.ndim()),
+                                 static_cast<std::int32_t>(nvec), 0, static_cast<std::int32_t>(out.offset()),
+                                 static_cast<std::int32_t>(upd.offset()), static_cast<std::int32_t>(idx.offset()),
+                                 static_cast<std::int32_t>(vstride)};
+  meta.insert(meta.end(), axes_meta.begin(), axes_meta.end());
+  for (std::int64_t k = 0; k < nvec; ++k) {
+    const auto ax = static_cast<std::size_t>(a.scatter_dims_to_operand_dims[static_cast<std::size_t>(k)]);
+    meta.push_back(static_cast<std::int32_t>(out.strides()[ax]));
+    meta.push_back(static_cast<std::int32_t>(x.shape()[ax] - window_extent[ax]));  // inside iff 0 <= s <= hi
+  }
+  const DType d = out.dtype();
+  const bool add = a.mode == ScatterMode::add;
+  std::ostringstream sh;
+  sh << "@group(0) @binding(0) var<storage, read> md: array<i32>;\n";
+  if (add) {
+    sh << "@group(0) @binding(1) var<storage, read_write> dst: array<" << (d == DType::i32 ? "atomic<i32>" : "atomic<u32>")
+       << ">;\n";
+  } else {
+    sh << "@group(0) @binding(1) var<storage, read_write> dst: array<"
+       << (d == DType::bool_ ? "atomic<u32>" : storage_type(d)) << ">;\n";
+  }
+  sh << "@group(0) @binding(2) var<storage, read> in0: array<" << storage_type(d) << ">;\n"
+     << "@group(0) @binding(3) var<storage, read> in1: array<i32>;\n"
+     << kHelpers << load_fn(0, d) << load_fn(1, DType::i32);
+  if (!add) {
+    sh << store_fn(d);
+  } else if (d == DType::i32) {
+    sh << "fn st(i: i32, v: i32) { atomicAdd(&dst[i], v); }\n";
+  } else {
+    sh << "fn add_f(i: i32, v: f32) {\n"
+          "  var old = atomicLoad(&dst[i]);\n"
+          "  loop {\n"
+          "    let r = atomicCompareExchangeWeak(&dst[i], old, bitcast<u32>(bitcast<f32>(old) + v));\n"
+          "    if (r.exchanged) { break; }\n"
+          "    old = r.old_value;\n"
+          "  }\n"
+          "}\n";
+    if (d == DType::c64) sh << "fn st(i: i32, v: vec2<f32>) { add_f(2 * i, v.x); add_f(2 * i + 1, v.y); }\n";
+    else sh << "fn st(i: i32, v: f32) { add_f(i, v); }\n";
+  }
+  sh << R"(@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let n = md[0]; let r = md[1]; let nv = md[2];
+  let stride_ = i32(nwg.x) * 256;
+  for (var e = i32(gid.x); e < n; e = e + stride_) {
+    var rem = e; var qo = md[4]; var uo = md[5]; var io = md[6];
+    for (var d = 0; d < r; d = d + 1) {
+      let ext = md[8 + 4 * d]; let idx = rem % ext; rem = rem / ext;
+      uo = uo + idx * md[9 + 4 * d]; qo = qo + idx * md[10 + 4 * d]; io = io + idx * md[11 + 4 * d];
+    }
+    var inside = true;
+    for (var k = 0; k < nv; k = k + 1) {
+      let s = ld1(io + k * md[7]);
+      if (s < 0 || s > md[9 + 4 * r + 2 * k]) { inside = false; }
+      qo = qo + s * md[8 + 4 * r + 2 * k];
+    }
+    if (inside) { st(qo, ld0(uo)); }
+  }
+}
+)";
+  State& s = be.state();
+  const Pipeline& p = s.pipeline(sh.str(), op);
+  std::vector<Tensor> keep;
+  const Tensor ins[] = {upd, idx};
+  std::vector<Binding> b{{buffer_of(out), bound_size(out)}};
+  for (const Binding& xb : input_bindings(be, ins, out, keep)) b.push_back(xb);
+  s.dispatch(p, meta, b, groups_for(upd.numel(), 256), 1, 1, op);
+}
+
+}  // namespace
+
 // ---- structural ops --------------------------------------------------------------------
 
 void structural(WebGpuBackend& be, OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out) {
@@ -1068,7 +1179,7 @@ void structural(WebGpuBackend& be, OpKind kind, const Attrs& attrs, std::span<co
       return indexed_copy(be, out, upd, in[2], upd.offset(), out.offset(), in[2].offset(), vstride, axes, comps,
                           false, "dynamic_update_slice");
     }
-    case OpKind::scatter:
+    case OpKind::scatter: return scatter(be, std::get<ScatterAttrs>(attrs), x, in[1], in[2], out);
     default: TF_THROW(UnimplementedError, op_name(kind), "has no WebGPU kernel");
   }
 }

@@ -28,8 +28,8 @@
 /// by `to_device`. Elementwise ops but the special functions (erf, lgamma,
 /// Bessel, ...), reductions, dot_general (batched tiled GEMM) and the
 /// structural ops (transpose, reshape, broadcast_in_dim, slice, reverse,
-/// pad, concatenate, gather and the dynamic slices with i32 indices) run on
-/// the device; scatter is refused. A refused call throws before anything is
+/// pad, concatenate, and gather, scatter and the dynamic slices with i32
+/// indices) run on the device. A refused call throws before anything is
 /// written.
 
 #include <cstddef>
