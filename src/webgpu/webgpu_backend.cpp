@@ -96,10 +96,6 @@ std::uint64_t round_size(std::uint64_t n) {
   return (n + kLarge - 1) / kLarge * kLarge;
 }
 
-struct BufferContext {
-  std::weak_ptr<State> state;
-};
-
 void no_free(void*, std::size_t, void*) {}
 
 }  // namespace
@@ -144,7 +140,6 @@ const Pipeline& State::pipeline(const std::string& source, const char* op) {
   WGPUShaderModule module = wgpuDeviceCreateShaderModule(device, &md);
   WGPUComputePipelineDescriptor pd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
   pd.compute.module = module;
-  pd.compute.entryPoint = view(std::string("main"));
   static const std::string kMain = "main";
   pd.compute.entryPoint = view(kMain);
   WGPUComputePipeline pipe = wgpuDeviceCreateComputePipeline(device, &pd);
