@@ -30,3 +30,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # The project-local venv of the Python package's tests (.venv-py; idempotent).
 bash "$(dirname "$0")/setup_python.sh"
+# wgpu-native (.deps/wgpu) and lavapipe for the WebGPU backend (idempotent).
+bash "$(dirname "$0")/setup_webgpu.sh"

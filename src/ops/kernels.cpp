@@ -6,7 +6,7 @@
 
 namespace tenferro {
 
-static_assert(static_cast<int>(DeviceKind::cuda) == 1, "KernelRegistry::kNumDeviceKinds counts the device kinds");
+static_assert(static_cast<int>(DeviceKind::webgpu) == 2, "KernelRegistry::kNumDeviceKinds counts the device kinds");
 
 namespace {
 
@@ -14,6 +14,7 @@ const char* kind_name(DeviceKind kind) {
   switch (kind) {
     case DeviceKind::cpu: return "cpu";
     case DeviceKind::cuda: return "cuda";
+    case DeviceKind::webgpu: return "webgpu";
   }
   return "?";
 }

@@ -49,6 +49,7 @@ std::ostream& operator<<(std::ostream& os, DTypeSet s) {
 
 std::ostream& operator<<(std::ostream& os, Device d) {
   if (d.kind == DeviceKind::cpu) return os << "cpu";
+  if (d.kind == DeviceKind::webgpu) return os << "webgpu:" << d.index;
   return os << "cuda:" << d.index;
 }
 

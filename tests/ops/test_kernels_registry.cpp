@@ -44,6 +44,7 @@ TEST(KernelRegistry, CpuBackendRegistersEveryPrimitive) {
     const OpKind op = static_cast<OpKind>(k);
     EXPECT_EQ(cpu.kernels().provider_names(op, DeviceKind::cpu), std::vector<std::string>{"cpu"}) << op_name(op);
     EXPECT_TRUE(cpu.kernels().provider_names(op, DeviceKind::cuda).empty()) << op_name(op);
+    EXPECT_TRUE(cpu.kernels().provider_names(op, DeviceKind::webgpu).empty()) << op_name(op);
   }
   // Copies of a backend share its registry.
   CpuBackend copy = cpu;

@@ -524,6 +524,7 @@ TEST(Printing, SmallTypes) {
   EXPECT_EQ(str(DType::bool_), "bool");
   EXPECT_EQ(str(kFloatDTypes), "{f32, f64, c64, c128}");
   EXPECT_EQ(str(Device::cuda(1)), "cuda:1");
+  EXPECT_EQ(str(Device::webgpu(2)), "webgpu:2");
   EXPECT_EQ(str(Device::cpu()), "cpu");
   EXPECT_EQ(str(Shape{}), "[]");
   EXPECT_EQ(str(Shape{2, -1}), "[2, -1]");

@@ -143,7 +143,7 @@ class KernelRegistry {
   }
 
  private:
-  static constexpr std::size_t kNumDeviceKinds = 2;  // DeviceKind::cpu, DeviceKind::cuda
+  static constexpr std::size_t kNumDeviceKinds = 3;  // DeviceKind::cpu, cuda, webgpu
   static std::size_t index(OpKind op, DeviceKind device) noexcept {
     return static_cast<std::size_t>(op) * kNumDeviceKinds + static_cast<std::size_t>(device);
   }

@@ -13,7 +13,7 @@
 
 namespace tenferro {
 
-enum class DeviceKind : unsigned char { cpu, cuda };
+enum class DeviceKind : unsigned char { cpu, cuda, webgpu };
 
 struct Device {
   DeviceKind kind = DeviceKind::cpu;
@@ -21,11 +21,13 @@ struct Device {
 
   static constexpr Device cpu() { return {DeviceKind::cpu, 0}; }
   static constexpr Device cuda(int ordinal = 0) { return {DeviceKind::cuda, ordinal}; }
+  /// A WebGPU adapter (tenferro/webgpu.hpp); `ordinal` counts backends.
+  static constexpr Device webgpu(int ordinal = 0) { return {DeviceKind::webgpu, ordinal}; }
   constexpr bool is_cpu() const { return kind == DeviceKind::cpu; }
   constexpr bool operator==(const Device&) const = default;
 };
 
-/// Prints "cpu" or "cuda:0".
+/// Prints "cpu", "cuda:0" or "webgpu:0".
 std::ostream& operator<<(std::ostream& os, Device d);
 
 }  // namespace tenferro
