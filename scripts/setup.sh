@@ -29,3 +29,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # The project-local venv of the Python package's tests (.venv-py; idempotent).
 bash "$(dirname "$0")/setup_python.sh"
+# The PJRT CPU plugin of tenferro::xla (.deps/xla_cpu_pjrt; idempotent).
+bash "$(dirname "$0")/setup_pjrt.sh"
