@@ -264,15 +264,35 @@ class Emitter {
     return emit("stablehlo.transpose", {x}, "permutation = " + i64_array(p), x.dtype, rs);
   }
   // A reduction of `x` over our axes with the body `op` and initial value init.
-  V reduce(const V& x, const V& init, const std::vector<std::int64_t>& axes, const char* op, const Shape& rs) {
+  // `nan_propagating`: the body is a NaN-propagating maximum/minimum (Note
+  // [NaN max]), written out as ops of the region.
+  V reduce(const V& x, const V& init, const std::vector<std::int64_t>& axes, const char* op, const Shape& rs,
+           bool nan_propagating = false) {
     V r{fresh(), x.dtype, rs};
     std::string st = tensor_type(x.dtype, {});
     std::string a = fresh(), b = fresh(), c = fresh();
     out << "    " << r.name << " = \"stablehlo.reduce\"(" << x.name << ", " << init.name << ") ({\n"
         << "    ^bb0(" << a << ": " << st << ", " << b << ": " << st << "):\n"
         << "      " << c << " = \"" << op << "\"(" << a << ", " << b << ") : (" << st << ", " << st << ") -> " << st
-        << "\n"
-        << "      \"stablehlo.return\"(" << c << ") : (" << st << ") -> ()\n"
+        << "\n";
+    if (nan_propagating) {
+      std::string bt = tensor_type(DType::bool_, {});
+      std::string na = fresh(), nb = fresh(), any = fresh(), sum = fresh(), sel = fresh();
+      const char* ne = " {comparison_direction = #stablehlo<comparison_direction NE>, compare_type = "
+                       "#stablehlo<comparison_type FLOAT>}";
+      out << "      " << na << " = \"stablehlo.compare\"(" << a << ", " << a << ")" << ne << " : (" << st << ", "
+          << st << ") -> " << bt << "\n"
+          << "      " << nb << " = \"stablehlo.compare\"(" << b << ", " << b << ")" << ne << " : (" << st << ", "
+          << st << ") -> " << bt << "\n"
+          << "      " << any << " = \"stablehlo.or\"(" << na << ", " << nb << ") : (" << bt << ", " << bt << ") -> "
+          << bt << "\n"
+          << "      " << sum << " = \"stablehlo.add\"(" << a << ", " << b << ") : (" << st << ", " << st << ") -> "
+          << st << "\n"
+          << "      " << sel << " = \"stablehlo.select\"(" << any << ", " << sum << ", " << c << ") : (" << bt
+          << ", " << st << ", " << st << ") -> " << st << "\n";
+      c = sel;
+    }
+    out << "      \"stablehlo.return\"(" << c << ") : (" << st << ") -> ()\n"
         << "    }) {dimensions = " << i64_array(rev_axes(axes, x.rank(), true)) << "} : ("
         << tensor_type(x.dtype, x.shape) << ", " << st << ") -> " << tensor_type(x.dtype, rs) << "\n";
     return r;
@@ -339,12 +359,22 @@ const char* simple_binary(OpKind k) {
     case OpKind::subtract: return "stablehlo.subtract";
     case OpKind::multiply: return "stablehlo.multiply";
     case OpKind::divide: return "stablehlo.divide";
-    case OpKind::maximum: return "stablehlo.maximum";
-    case OpKind::minimum: return "stablehlo.minimum";
     case OpKind::power: return "stablehlo.power";
     case OpKind::fmod: return "stablehlo.remainder";
     default: return nullptr;
   }
+}
+
+// Note [NaN max]: the CPU plugin's maximum and minimum return the other
+// operand for a NaN (its fast min/max), ours and StableHLO's spec return
+// NaN. So floats get the NaN explicitly: where either operand is NaN, a + b
+// (NaN); elsewhere the plugin's maximum/minimum. The same body serves
+// reduce_max/reduce_min and clamp.
+V nan_minmax(Emitter& e, const char* op, const V& a, const V& b) {
+  V m = e.binary(op, a, b);
+  if (!is_float(a.dtype)) return m;
+  V nan = e.binary("stablehlo.or", e.compare(a, a, "NE"), e.compare(b, b, "NE"));
+  return e.select(nan, e.binary("stablehlo.add", a, b), m);
 }
 
 // Saturating float -> integer conversion as ours (Note [Convert] in
@@ -382,6 +412,13 @@ V lower_elementwise(Emitter& e, OpKind kind, const Attrs& attrs, const std::vect
   if (const char* b = simple_binary(kind)) return e.emit(b, {args[0], args[1]}, "", rd, rs);
   const V& x = args[0];
   switch (kind) {
+    case OpKind::maximum: return nan_minmax(e, "stablehlo.maximum", args[0], args[1]);
+    case OpKind::minimum: return nan_minmax(e, "stablehlo.minimum", args[0], args[1]);
+    case OpKind::clamp: {
+      if (!is_float(args[1].dtype)) return e.emit("stablehlo.clamp", args, "", rd, rs);
+      V lo = e.broadcast(args[0], rs), hi = e.broadcast(args[2], rs);
+      return nan_minmax(e, "stablehlo.minimum", nan_minmax(e, "stablehlo.maximum", args[1], lo), hi);
+    }
     case OpKind::conj: {
       if (!is_complex(x.dtype)) return x;
       DType r = real_dtype(x.dtype);
@@ -396,7 +433,6 @@ V lower_elementwise(Emitter& e, OpKind kind, const Attrs& attrs, const std::vect
       return e.compare(args[0], args[1], names[static_cast<int>(d)]);
     }
     case OpKind::select: return e.emit("stablehlo.select", args, "", rd, rs);
-    case OpKind::clamp: return e.emit("stablehlo.clamp", args, "", rd, rs);
     case OpKind::convert: return lower_convert(e, x, std::get<ConvertAttrs>(attrs).dtype);
     case OpKind::is_finite: {
       if (!is_complex(x.dtype)) return e.emit("stablehlo.is_finite", {x}, "", DType::bool_, rs);
@@ -419,13 +455,22 @@ V lower_elementwise(Emitter& e, OpKind kind, const Attrs& attrs, const std::vect
       return e.select(e.binary("stablehlo.and", nonzero, differ), e.binary("stablehlo.add", r, y), r);
     }
     case OpKind::ldexp: {
-      // x 2^e in two factors 2^h 2^(e-h), h = floor(e/2): no intermediate
-      // overflow where the result is finite.
+      // As ldexp_of (src/ops/special_math.hpp): an integral e (inf included)
+      // scales exactly, clamped to +-1100, here as four exact powers of two
+      // 2^q 2^q 2^q 2^(e-3q) so that no factor overflows where the result
+      // does not; other e multiply by 2^e. Zero stays zero (with its sign).
       const V& ex = args[1];
-      V two = e.full(x.dtype, x.shape, 2);
-      V h = e.unary("stablehlo.floor", e.binary("stablehlo.multiply", ex, e.full(x.dtype, x.shape, 0.5)));
-      V a = e.binary("stablehlo.multiply", x, e.binary("stablehlo.power", two, h));
-      return e.binary("stablehlo.multiply", a, e.binary("stablehlo.power", two, e.binary("stablehlo.subtract", ex, h)));
+      auto pow2 = [&](const V& k) { return e.binary("stablehlo.power", e.full(x.dtype, x.shape, 2), k); };
+      V integral = e.compare(ex, e.unary("stablehlo.floor", ex), "EQ");
+      V ec = e.emit("stablehlo.clamp", {e.full(x.dtype, {}, -1100), ex, e.full(x.dtype, {}, 1100)}, "", x.dtype, x.shape);
+      V q = e.unary("stablehlo.floor", e.binary("stablehlo.multiply", ec, e.full(x.dtype, x.shape, 0.25)));
+      V last = e.binary("stablehlo.subtract", ec, e.binary("stablehlo.multiply", q, e.full(x.dtype, x.shape, 3)));
+      V pq = pow2(q);
+      V r = e.binary("stablehlo.multiply", e.binary("stablehlo.multiply", e.binary("stablehlo.multiply", x, pq), pq), pq);
+      r = e.binary("stablehlo.multiply", r, pow2(last));
+      V frac = e.binary("stablehlo.multiply", x, pow2(ex));
+      V zero = e.compare(x, e.full(x.dtype, x.shape, 0), "EQ");
+      return e.select(zero, x, e.select(integral, r, frac));
     }
     case OpKind::ndtr: {
       // ndtr(x) = erfc(-x / sqrt 2) / 2
@@ -488,7 +533,8 @@ V lower_primitive(Emitter& e, OpKind kind, const Attrs& attrs, const std::vector
                          : kind == OpKind::reduce_prod ? "stablehlo.multiply"
                          : kind == OpKind::reduce_max  ? "stablehlo.maximum"
                                                        : "stablehlo.minimum";
-      return e.reduce(x, reduce_init(e, kind, d), axes, body, rs);
+      const bool nan = (kind == OpKind::reduce_max || kind == OpKind::reduce_min) && is_float(d);
+      return e.reduce(x, reduce_init(e, kind, d), axes, body, rs, nan);
     }
     case OpKind::dot_general: {
       const auto& a = std::get<DotGeneralAttrs>(attrs);
@@ -594,6 +640,24 @@ V lower_primitive(Emitter& e, OpKind kind, const Attrs& attrs, const std::vector
     }
     case OpKind::scatter: {
       const auto& a = std::get<ScatterAttrs>(attrs);
+      if (n == 0) {
+        // A rank-0 operand: every (empty) index is in bounds and each update
+        // hits the one element. XLA's scatter simplifier rejects this form,
+        // so: add -> operand + the sum of the updates; replace -> the last
+        // update in order (the operand when there is none).
+        const V& upd = in[2];
+        std::int64_t count = 1;
+        for (auto d : upd.shape) count *= d;
+        std::vector<std::int64_t> all;
+        for (std::int64_t k = 0; k < upd.rank(); ++k) all.push_back(k);
+        if (a.mode == ScatterMode::add) {
+          const char* body = x.dtype == DType::bool_ ? "stablehlo.or" : "stablehlo.add";
+          V zero = e.full(x.dtype, {}, 0);
+          return e.binary(body, x, e.reduce(upd, zero, all, body, {}));
+        }
+        if (count == 0) return x;
+        return e.element(e.reshape(upd, {count}), count - 1);
+      }
       std::int64_t ivd = a.index_vector_dim;
       V idx = explicit_index_vector(e, in[1], ivd);
       const V& upd = in[2];
