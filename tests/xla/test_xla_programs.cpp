@@ -234,3 +234,31 @@ TEST(XlaRefusals, FromEnvWithoutTheVariable) {
 }
 
 }  // namespace
+
+namespace {
+
+// The coverage table of docs/xla.md: primitives and (primitive, dtype)
+// pairs lowered. Fails if the count falls below the documented one.
+TEST(XlaLowering, CoverageTable) {
+  int ops = 0, pairs = 0, refused = 0;
+  std::string table = "| primitive | dtypes lowered |\n|---|---|\n";
+  for (int k = 0; k < kNumOps; ++k) {
+    const OpKind kind = static_cast<OpKind>(k);
+    std::string dts;
+    int n = 0;
+    for (DType d : all_dtypes())
+      if (op_info(kind).dtypes.contains(d) && xla::lowerable(kind, d)) {
+        dts += (n++ ? ", " : "") + std::string(dtype_name(d));
+      }
+    pairs += n;
+    if (n > 0) ++ops;
+    else ++refused;
+    table += "| `" + std::string(op_name(kind)) + "` | " + (n ? dts : "refused") + " |\n";
+  }
+  std::cout << table << ops << " of " << kNumOps << " primitives, " << pairs << " (primitive, dtype) pairs; "
+            << refused << " refused\n";
+  EXPECT_GE(ops, 59);
+  EXPECT_GE(pairs, 270);
+}
+
+}  // namespace
