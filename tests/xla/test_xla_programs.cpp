@@ -146,6 +146,8 @@ TEST(XlaPjrt, CachesOneExecutablePerProgramAndShapes) {
   EXPECT_EQ(pjrt->cached_executables(), before + 1);
   on_both(*pjrt, p, std::vector<Tensor>{Tensor::arange(9, DType::i64)});
   EXPECT_EQ(pjrt->cached_executables(), before + 2);
+  std::printf("PJRT C API %d.%d, platform %s\n", pjrt->api_version().first, pjrt->api_version().second,
+              pjrt->platform_name().c_str());
   EXPECT_EQ(pjrt->api_version().first, 0);
   EXPECT_EQ(pjrt->platform_name(), "cpu");
 }
