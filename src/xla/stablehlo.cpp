@@ -690,7 +690,7 @@ V lower_primitive(Emitter& e, OpKind kind, const Attrs& attrs, const std::vector
   TF_THROW(InternalError, "to_stablehlo", "no lowering for ", op);
 }
 
-// fft.transform to stablehlo.fft (Note [Reversed shapes]): stablehlo.fft
+// fft.fft (the family op of every transform) to stablehlo.fft (Note [Reversed shapes]): stablehlo.fft
 // transforms the innermost axes, which are our leading axes in reverse;
 // RFFT/IRFFT halve the innermost, our axis 0. So the transformed axes are
 // first moved to the front (the halved one, the last of `axes`, to axis 0),

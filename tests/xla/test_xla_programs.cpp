@@ -123,18 +123,22 @@ TEST(XlaPrograms, EinsumNetworksOfTheBenchmarkInstances) {
 
 TEST(XlaPrograms, FftRoundTripsAndNorms) {
   TF_REQUIRE_PJRT(pjrt);
-  auto x = TracedTensor::input("x", DType::f64, {Dim(16), Dim(6), Dim(3)});
-  auto z = TracedTensor::input("z", DType::c128, {Dim(5), Dim(4), Dim(6)});
-  TracedTensor X = fft::rfft(x, {.axis = 0});                                        // c128[9, 6, 3]
-  TracedTensor back = fft::irfft(X, {.n = 16, .axis = 0});                           // f64[16, 6, 3]
-  TracedTensor Z = fft::fftn(z, {.axes = DimVec{2, 0}, .norm = fft::Norm::ortho});   // non-leading, reordered axes
-  TracedTensor zb = fft::ifftn(Z, {.axes = DimVec{2, 0}, .norm = fft::Norm::ortho});
-  TracedTensor R = fft::rfftn(x, {.axes = DimVec{2, 1}, .norm = fft::Norm::forward});  // halves axis 1
-  Program p = GraphCompiler().compile({X, back, Z, zb, R});
-  Tensor xv = Tensor::normal({16, 6, 3}, DType::f64, 11), zv = Tensor::normal({5, 4, 6}, DType::c128, 12);
-  std::vector<Tensor> got = on_both(*pjrt, p, {{"x", xv}, {"z", zv}}, 16);
-  EXPECT_TRUE(tensors_close(got[1], xv, 1e-13, 1e-13));
-  EXPECT_TRUE(tensors_close(got[3], zv, 1e-13, 1e-13));
+  for (DType d : {DType::f64, DType::f32}) {
+    const DType c = complex_dtype(d);
+    const double tol = d == DType::f64 ? 1e-13 : 1e-5;
+    auto x = TracedTensor::input("x", d, {Dim(16), Dim(6), Dim(3)});
+    auto z = TracedTensor::input("z", c, {Dim(5), Dim(4), Dim(6)});
+    TracedTensor X = fft::rfft(x, {.axis = 0});                                        // [9, 6, 3]
+    TracedTensor back = fft::irfft(X, {.n = 16, .axis = 0});                           // [16, 6, 3]
+    TracedTensor Z = fft::fftn(z, {.axes = DimVec{2, 0}, .norm = fft::Norm::ortho});   // non-leading, reordered axes
+    TracedTensor zb = fft::ifftn(Z, {.axes = DimVec{2, 0}, .norm = fft::Norm::ortho});
+    TracedTensor R = fft::rfftn(x, {.axes = DimVec{2, 1}, .norm = fft::Norm::forward});  // halves axis 1
+    Program p = GraphCompiler().compile({X, back, Z, zb, R});
+    Tensor xv = Tensor::normal({16, 6, 3}, d, 11), zv = Tensor::normal({5, 4, 6}, c, 12);
+    std::vector<Tensor> got = on_both(*pjrt, p, {{"x", xv}, {"z", zv}}, 16);
+    EXPECT_TRUE(tensors_close(got[1], xv, tol, tol)) << d;
+    EXPECT_TRUE(tensors_close(got[3], zv, tol, tol)) << d;
+  }
 }
 
 TEST(XlaPjrt, CachesOneExecutablePerProgramAndShapes) {
