@@ -30,7 +30,10 @@
 #include <sstream>
 
 #include "tenferro/fft/family.hpp"
+#include "tenferro/ops/graph.hpp"
 #include "tenferro/ops/op.hpp"
+#include "tenferro/runtime/compiler.hpp"
+#include "tenferro/runtime/traced_tensor.hpp"
 #include "tenferro/tensor/error.hpp"
 
 namespace tenferro::xla {
@@ -769,13 +772,15 @@ std::string to_stablehlo(const Program& p, const RunInputs& example_inputs) {
   return detail::lower_program(p, bind_program_inputs(p, example_inputs, "to_stablehlo")).text;
 }
 
-detail::LoweredProgram detail::lower_program(const Program& p, const std::vector<Tensor>& inputs) {
+namespace {
+
+// The symbol bindings that the arguments' shapes give `p`'s inputs.
+DimBindings bind_extents(const Program& p, const std::vector<V>& args) {
   const char* op = "to_stablehlo";
-  // Bind the symbolic extents of the inputs.
   DimBindings env;
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const SymShape& sym = p.inputs[k].meta.shape;
-    const Shape& actual = inputs[k].shape();
+    const Shape& actual = args[k].shape;
     for (std::size_t i = 0; i < sym.size(); ++i) {
       const Dim& d = sym[i];
       if (d.is_symbol() && !env.count(d.symbol())) env[d.symbol()] = actual[i];
@@ -786,6 +791,19 @@ detail::LoweredProgram detail::lower_program(const Program& p, const std::vector
                sym, ")");
     }
   }
+  return env;
+}
+
+// Family ops written in primitives (FamilyOp::lower) nest; a lowering that
+// reaches itself again is refused at this depth.
+constexpr int kMaxFamilyDepth = 16;
+
+// Writes the instructions of `p` into `e`, its inputs bound to `args` (in
+// the order of p.inputs), and returns the values of its outputs. Every
+// instruction is checked before the first is written.
+std::vector<V> emit_program(Emitter& e, const Program& p, const std::vector<V>& args, int depth) {
+  const char* op = "to_stablehlo";
+  const DimBindings env = bind_extents(p, args);
   auto slot_shape = [&](int slot, const std::string& what) {
     const SymShape& s = p.slot_meta[static_cast<std::size_t>(slot)].shape;
     for (const Dim& d : s)
@@ -799,8 +817,10 @@ detail::LoweredProgram detail::lower_program(const Program& p, const std::vector
     const Instruction& ins = p.code[i];
     std::string where = tenferro::detail::str("instruction %", i, " = ", ins.name());
     if (ins.kind == Instruction::Kind::family) {
-      TF_CHECK(is_fft(ins), UnimplementedError, op, where, ": family op '", ins.family->name,
+      TF_CHECK(is_fft(ins) || ins.family->lower, UnimplementedError, op, where, ": family op '", ins.family->name,
                "' has no StableHLO lowering (no lowering to primitives and no StableHLO counterpart)");
+      TF_CHECK(depth < kMaxFamilyDepth, UnimplementedError, op, where, ": family op '", ins.family->name,
+               "' still lowers to family ops after ", kMaxFamilyDepth, " levels (a lowering that reaches itself?)");
     } else if (ins.kind == Instruction::Kind::primitive) {
       DType d = ins.inputs.empty() ? DType::f64 : p.slot_meta[static_cast<std::size_t>(ins.inputs[0])].dtype;
       const char* why = refusal(ins.op, d);
@@ -816,14 +836,8 @@ detail::LoweredProgram detail::lower_program(const Program& p, const std::vector
     for (int s : ins.outputs) slot_shape(s, where);
   }
 
-  Emitter e;
   std::map<int, V> slots;
-  std::ostringstream sig;
-  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
-    V v{"%arg" + std::to_string(k), inputs[k].dtype(), inputs[k].shape()};
-    sig << (k ? ", " : "") << v.name << ": " << tensor_type(v.dtype, v.shape);
-    slots[p.inputs[k].slot] = v;
-  }
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) slots[p.inputs[k].slot] = args[k];
   for (const auto& [slot, t] : p.constants) {
     Tensor c = t.is_contiguous() ? t : t.contiguous();
     slots[slot] = e.constant(c.dtype(), c.shape(), c.data_ptr());
@@ -839,52 +853,79 @@ detail::LoweredProgram detail::lower_program(const Program& p, const std::vector
     const int out0 = ins.outputs.at(0);
     const SymMeta& m = p.slot_meta[static_cast<std::size_t>(out0)];
     Shape rs = slot_shape(out0, ins.name());
-    V r;
+    std::vector<V> r(1);
     switch (ins.kind) {
       case Instruction::Kind::primitive:
-        r = lower_primitive(e, ins.op, evaluate_attrs(ins.attrs, env), in, m.dtype, rs);
+        r[0] = lower_primitive(e, ins.op, evaluate_attrs(ins.attrs, env), in, m.dtype, rs);
         break;
       case Instruction::Kind::fused: {
         std::vector<V> steps;
         for (const auto& st : ins.fused.steps) {
-          std::vector<V> args;
-          for (int a : st.args) args.push_back(a >= 0 ? steps[static_cast<std::size_t>(a)] : in[static_cast<std::size_t>(-1 - a)]);
+          std::vector<V> args_;
+          for (int a : st.args) args_.push_back(a >= 0 ? steps[static_cast<std::size_t>(a)] : in[static_cast<std::size_t>(-1 - a)]);
           // Operands of a fused step are result-shaped, or scalars where the op takes them.
           if (st.op != OpKind::select && st.op != OpKind::clamp)
-            for (auto& v : args) v = v.shape.empty() && !rs.empty() ? e.broadcast(v, rs) : v;
-          steps.push_back(lower_elementwise(e, st.op, st.attrs, args, st.dtype, rs));
+            for (auto& v : args_) v = v.shape.empty() && !rs.empty() ? e.broadcast(v, rs) : v;
+          steps.push_back(lower_elementwise(e, st.op, st.attrs, args_, st.dtype, rs));
         }
-        r = steps.back();
+        r[0] = steps.back();
         break;
       }
       case Instruction::Kind::family:
-        r = lower_fft(e, ins.family_attrs.as<fft::TransformAttrs>(), in.at(0), m.dtype, rs);
+        if (is_fft(ins)) {
+          r[0] = lower_fft(e, ins.family_attrs.as<fft::TransformAttrs>(), in.at(0), m.dtype, rs);
+        } else {
+          // The op written in primitives (and family ops), traced for these
+          // operands' static metadata, compiled and emitted in place.
+          std::vector<Value> vin;
+          for (std::size_t k = 0; k < in.size(); ++k)
+            vin.push_back(graph::input("xla_operand_" + std::to_string(k), in[k].dtype, to_sym_shape(in[k].shape)));
+          std::vector<Value> vout = ins.family->lower(ins.family_attrs, vin);
+          TF_CHECK(vout.size() == ins.outputs.size(), InternalError, op, ins.name(), ": its lowering gives ",
+                   vout.size(), " values for ", ins.outputs.size(), " outputs");
+          Program sub = GraphCompiler().compile(std::vector<TracedTensor>(vout.begin(), vout.end()));
+          std::vector<V> sub_args;
+          for (const ProgramInput& si : sub.inputs)
+            sub_args.push_back(in.at(static_cast<std::size_t>(std::stoi(si.name.substr(std::strlen("xla_operand_"))))));
+          r = emit_program(e, sub, sub_args, depth + 1);
+        }
         break;
     }
-    TF_INTERNAL_ASSERT(r.shape == rs && r.dtype == m.dtype, "to_stablehlo: ", ins.name(),
-                       " lowered to a value of another type");
-    slots[out0] = r;
+    for (std::size_t k = 0; k < ins.outputs.size(); ++k) {
+      const int o = ins.outputs[k];
+      const SymMeta& mk = p.slot_meta[static_cast<std::size_t>(o)];
+      TF_INTERNAL_ASSERT(k < r.size() && r[k].shape == slot_shape(o, ins.name()) && r[k].dtype == mk.dtype,
+                         "to_stablehlo: ", ins.name(), " lowered to a value of another type");
+      slots[o] = r[k];
+    }
   }
+  std::vector<V> outs;
+  for (int o : p.outputs) outs.push_back(slots.at(o));
+  return outs;
+}
+
+}  // namespace
+
+detail::LoweredProgram detail::lower_program(const Program& p, const std::vector<Tensor>& inputs) {
+  Emitter e;
+  std::vector<V> args;
+  std::ostringstream sig;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    args.push_back(V{"%arg" + std::to_string(k), inputs[k].dtype(), inputs[k].shape()});
+    sig << (k ? ", " : "") << args[k].name << ": " << tensor_type(args[k].dtype, args[k].shape);
+  }
+  const std::vector<V> outs = emit_program(e, p, args, 0);
   std::ostringstream mod;
   mod << "module @tenferro attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"
       << "  func.func public @main(" << sig.str() << ") -> (";
-  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
-    const V& v = slots.at(p.outputs[k]);
-    mod << (k ? ", " : "") << tensor_type(v.dtype, v.shape);
-  }
+  for (std::size_t k = 0; k < outs.size(); ++k) mod << (k ? ", " : "") << tensor_type(outs[k].dtype, outs[k].shape);
   mod << ") {\n" << e.out.str() << "    return ";
-  for (std::size_t k = 0; k < p.outputs.size(); ++k) mod << (k ? ", " : "") << slots.at(p.outputs[k]).name;
+  for (std::size_t k = 0; k < outs.size(); ++k) mod << (k ? ", " : "") << outs[k].name;
   mod << " : ";
-  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
-    const V& v = slots.at(p.outputs[k]);
-    mod << (k ? ", " : "") << tensor_type(v.dtype, v.shape);
-  }
+  for (std::size_t k = 0; k < outs.size(); ++k) mod << (k ? ", " : "") << tensor_type(outs[k].dtype, outs[k].shape);
   mod << "\n  }\n}\n";
   LoweredProgram result{mod.str(), {}};
-  for (int o : p.outputs) {
-    const V& v = slots.at(o);
-    result.outputs.push_back(TensorMeta{v.dtype, v.shape});
-  }
+  for (const V& v : outs) result.outputs.push_back(TensorMeta{v.dtype, v.shape});
   return result;
 }
 

@@ -268,3 +268,51 @@ TEST(XlaLowering, CoverageTable) {
 }
 
 }  // namespace
+
+namespace {
+
+// An outside family op with a lowering to primitives (the extension seam):
+// "xlatest.pair"(a, b) = (log1p(exp(a)) + b, a b), two outputs, and
+// "xlatest.nested"(a) = pair(a, a) written with the first op, so that the
+// lowering has to recurse. No kernel: only the StableHLO path can run it.
+struct SameMetas {
+  template <class D>
+  std::vector<BasicTensorMeta<D>> operator()(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) const {
+    return std::vector<BasicTensorMeta<D>>(in.size() == 2 ? 2 : 1, in[0]);
+  }
+};
+
+const OpFamily& test_family() {
+  static const OpFamily f{
+      "xlatest",
+      {define_family_op<NoFamilyAttrs>(
+           {.name = "xlatest.pair", .num_inputs = 2, .num_outputs = 2}, SameMetas{},
+           {.lower = [](const NoFamilyAttrs&, std::span<const Value> in) {
+              return std::vector<Value>{vops::add(vops::log1p(vops::exp(in[0])), in[1]), vops::mul(in[0], in[1])};
+            }}),
+       define_family_op<NoFamilyAttrs>(
+           {.name = "xlatest.nested", .num_inputs = 1, .num_outputs = 1}, SameMetas{},
+           {.lower = [](const NoFamilyAttrs&, std::span<const Value> in) {
+              return std::vector<Value>{
+                  graph::apply_family(test_family().op("xlatest.pair"), FamilyAttrs::of(NoFamilyAttrs{}), {in[0], in[0]})[0]};
+            }})}};
+  return f;
+}
+
+TEST(XlaFamilies, LoweringToPrimitivesRunsThroughPjrt) {
+  TF_REQUIRE_PJRT(pjrt);
+  auto a = TracedTensor::input("a", DType::f64, {Dim("n"), Dim(3)});
+  auto b = TracedTensor::input("b", DType::f64, {Dim("n"), Dim(3)});
+  std::vector<Value> pair = graph::apply_family(test_family().op("xlatest.pair"), FamilyAttrs::of(NoFamilyAttrs{}),
+                                                {a.graph_value(), b.graph_value()});
+  Value nested = graph::apply_family(test_family().op("xlatest.nested"), FamilyAttrs::of(NoFamilyAttrs{}), {a.graph_value()})[0];
+  Program p = GraphCompiler().compile({TracedTensor(pair[0]), TracedTensor(pair[1]), TracedTensor(nested)});
+  // The same expressions in primitives, on the CPU runtime.
+  Program q = GraphCompiler().compile({log1p(exp(a)) + b, a * b, log1p(exp(a)) + a});
+  RunInputs in{{"a", Tensor::normal({4, 3}, DType::f64, 1)}, {"b", Tensor::normal({4, 3}, DType::f64, 2)}};
+  EXPECT_TRUE(same_results(pjrt->run_compiled(p, in), cpu_runtime().run_compiled(q, in)));
+  // The CPU runtime cannot run p (no kernel, family not registered): only the lowering can.
+  EXPECT_THROW(cpu_runtime().run_compiled(p, in), UnimplementedError);
+}
+
+}  // namespace
