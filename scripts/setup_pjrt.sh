@@ -19,9 +19,16 @@ fi
 echo "setup_pjrt: downloading xla-cpu-pjrt==$version into $dest"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-python3 -m pip download -q --disable-pip-version-check --no-deps \
-  "xla-cpu-pjrt==$version" -d "$tmp"
-wheel="$(ls "$tmp"/xla_cpu_pjrt-"$version"-*.whl)"
+# Debian's python3 has pip only with python3-pip; otherwise a throwaway
+# venv (python3-venv bundles pip) downloads the wheel. Nothing is installed.
+pip=(python3 -m pip)
+if ! python3 -m pip --version > /dev/null 2>&1; then
+  python3 -m venv "$tmp/venv"
+  pip=("$tmp/venv/bin/python" -m pip)
+fi
+"${pip[@]}" download -q --disable-pip-version-check --no-deps \
+  "xla-cpu-pjrt==$version" -d "$tmp/wheel"
+wheel="$(ls "$tmp"/wheel/xla_cpu_pjrt-"$version"-*.whl)"
 rm -rf "$dest"
 mkdir -p "$dest"
 python3 -m zipfile -e "$wheel" "$dest"
