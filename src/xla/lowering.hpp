@@ -13,6 +13,7 @@ struct LoweredProgram {
   std::vector<TensorMeta> outputs;
 };
 
-LoweredProgram lower_program(const Program& program, const std::vector<Tensor>& inputs);
+/// `op` heads the error messages ("to_stablehlo", "PjrtRuntime::run_compiled").
+LoweredProgram lower_program(const Program& program, const std::vector<Tensor>& inputs, const char* op);
 
 }  // namespace tenferro::xla::detail

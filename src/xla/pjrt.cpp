@@ -303,7 +303,7 @@ std::vector<Tensor> PjrtRuntime::run_compiled(const Program& program, const RunI
   }
   auto it = std::find_if(st.cache.begin(), st.cache.end(), [&](const auto& e) { return e.first == key.str(); });
   if (it == st.cache.end()) {
-    Executable e = st.compile(detail::lower_program(program, inputs));
+    Executable e = st.compile(detail::lower_program(program, inputs, op));
     if (st.cache.size() >= kMaxExecutables) {
       st.destroy(st.cache.front().second.exe);
       st.cache.pop_front();

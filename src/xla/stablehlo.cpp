@@ -769,14 +769,13 @@ std::vector<Tensor> bind_program_inputs(const Program& p, const RunInputs& given
 }
 
 std::string to_stablehlo(const Program& p, const RunInputs& example_inputs) {
-  return detail::lower_program(p, bind_program_inputs(p, example_inputs, "to_stablehlo")).text;
+  return detail::lower_program(p, bind_program_inputs(p, example_inputs, "to_stablehlo"), "to_stablehlo").text;
 }
 
 namespace {
 
 // The symbol bindings that the arguments' shapes give `p`'s inputs.
-DimBindings bind_extents(const Program& p, const std::vector<V>& args) {
-  const char* op = "to_stablehlo";
+DimBindings bind_extents(const Program& p, const std::vector<V>& args, const char* op) {
   DimBindings env;
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const SymShape& sym = p.inputs[k].meta.shape;
@@ -801,9 +800,8 @@ constexpr int kMaxFamilyDepth = 16;
 // Writes the instructions of `p` into `e`, its inputs bound to `args` (in
 // the order of p.inputs), and returns the values of its outputs. Every
 // instruction is checked before the first is written.
-std::vector<V> emit_program(Emitter& e, const Program& p, const std::vector<V>& args, int depth) {
-  const char* op = "to_stablehlo";
-  const DimBindings env = bind_extents(p, args);
+std::vector<V> emit_program(Emitter& e, const Program& p, const std::vector<V>& args, int depth, const char* op) {
+  const DimBindings env = bind_extents(p, args, op);
   auto slot_shape = [&](int slot, const std::string& what) {
     const SymShape& s = p.slot_meta[static_cast<std::size_t>(slot)].shape;
     for (const Dim& d : s)
@@ -887,7 +885,7 @@ std::vector<V> emit_program(Emitter& e, const Program& p, const std::vector<V>& 
           std::vector<V> sub_args;
           for (const ProgramInput& si : sub.inputs)
             sub_args.push_back(in.at(static_cast<std::size_t>(std::stoi(si.name.substr(std::strlen("xla_operand_"))))));
-          r = emit_program(e, sub, sub_args, depth + 1);
+          r = emit_program(e, sub, sub_args, depth + 1, op);
         }
         break;
     }
@@ -906,7 +904,7 @@ std::vector<V> emit_program(Emitter& e, const Program& p, const std::vector<V>& 
 
 }  // namespace
 
-detail::LoweredProgram detail::lower_program(const Program& p, const std::vector<Tensor>& inputs) {
+detail::LoweredProgram detail::lower_program(const Program& p, const std::vector<Tensor>& inputs, const char* op) {
   Emitter e;
   std::vector<V> args;
   std::ostringstream sig;
@@ -914,7 +912,7 @@ detail::LoweredProgram detail::lower_program(const Program& p, const std::vector
     args.push_back(V{"%arg" + std::to_string(k), inputs[k].dtype(), inputs[k].shape()});
     sig << (k ? ", " : "") << args[k].name << ": " << tensor_type(args[k].dtype, args[k].shape);
   }
-  const std::vector<V> outs = emit_program(e, p, args, 0);
+  const std::vector<V> outs = emit_program(e, p, args, 0, op);
   std::ostringstream mod;
   mod << "module @tenferro attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"
       << "  func.func public @main(" << sig.str() << ") -> (";

@@ -210,7 +210,7 @@ TEST(XlaRefusals, BadInputs) {
   EXPECT_TRUE(throws_with<DTypeError>([&] { pjrt->run_compiled(p, std::vector<Tensor>{Tensor::ones({2, 2}, DType::f32)}); },
                                       {"PjrtRuntime::run_compiled", "input 'x' has dtype f32"}));
   EXPECT_TRUE(throws_with<ShapeError>([&] { pjrt->run_compiled(p, std::vector<Tensor>{Tensor::ones({2, 3})}); },
-                                      {"input 'x'", "extent 3"}));
+                                      {"PjrtRuntime::run_compiled: input 'x'", "extent 3"}));
   EXPECT_TRUE(throws_with<ValueError>([&] { pjrt->run_compiled(p, {{"y", Tensor::ones({2, 2})}}); },
                                       {"no input named 'y'"}));
   EXPECT_TRUE(throws_with<ValueError>([&] { pjrt->run_compiled(p, std::vector<Tensor>{}); }, {"takes 1 inputs"}));
