@@ -32,3 +32,5 @@ fi
 bash "$(dirname "$0")/setup_python.sh"
 # wgpu-native (.deps/wgpu) and lavapipe for the WebGPU backend (idempotent).
 bash "$(dirname "$0")/setup_webgpu.sh"
+# The PJRT CPU plugin of tenferro::xla (.deps/xla_cpu_pjrt; idempotent).
+bash "$(dirname "$0")/setup_pjrt.sh"
