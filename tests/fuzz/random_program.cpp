@@ -447,8 +447,8 @@ struct Generator {
       }
       case Step::rounding: {  // exact on the (exactly known) input values only
         static const OpKind k[] = {OpKind::floor, OpKind::ceil, OpKind::round_nearest_even, OpKind::trunc,
-                                   OpKind::fmod, OpKind::remainder};
-        OpKind op = k[c.below(6)];
+                                   OpKind::fmod, OpKind::remainder, OpKind::frexp_exponent};
+        OpKind op = k[c.below(7)];
         Value scaled = apply(OpKind::multiply, NoAttrs{}, {a, filled_like(a, 4.0)});  // exact: a power of two
         if (op == OpKind::fmod || op == OpKind::remainder)
           keep(apply(op, NoAttrs{}, {scaled, filled_like(a, c.chance(50) ? 0.75 : -1.5)}));
@@ -457,10 +457,32 @@ struct Generator {
         break;
       }
       case Step::special: {
-        std::vector<OpKind> k = {OpKind::erf, OpKind::ndtr, OpKind::erfc};
-        if (!differentiable()) k.insert(k.end(), {OpKind::i0e, OpKind::i1e});
+        // Each on a domain where it is well conditioned: t = tanh(a) in
+        // (-1, 1) maps onto it (q = 1.5 + t keeps lgamma and the polygammas
+        // off their poles, p = 0.5 + 0.45 t keeps ndtri off 0 and 1).
+        std::vector<OpKind> k = {OpKind::erf, OpKind::ndtr, OpKind::erfc, OpKind::log, OpKind::expm1,
+                                 OpKind::erfinv, OpKind::erfcx, OpKind::lgamma, OpKind::digamma,
+                                 OpKind::polygamma, OpKind::ndtri, OpKind::log_ndtr, OpKind::ldexp};
+        if (!differentiable()) k.insert(k.end(), {OpKind::i0e, OpKind::i1e, OpKind::i0, OpKind::i1, OpKind::is_finite});
         OpKind op = k[static_cast<std::size_t>(c.below(static_cast<std::int64_t>(k.size())))];
-        keep(apply(op, NoAttrs{}, {a}));
+        auto t = [&] { return apply(OpKind::tanh, NoAttrs{}, {a}); };
+        auto affine = [&](double shift, double scale) {
+          return apply(OpKind::add, NoAttrs{}, {filled_like(a, shift), apply(OpKind::multiply, NoAttrs{}, {t(), filled_like(a, scale)})});
+        };
+        switch (op) {
+          case OpKind::log: keep(apply(op, NoAttrs{}, {affine(1.5, 1.0)})); break;
+          case OpKind::expm1: keep(apply(op, NoAttrs{}, {t()})); break;
+          case OpKind::erfinv: keep(apply(op, NoAttrs{}, {affine(0.0, 0.9)})); break;
+          case OpKind::lgamma:
+          case OpKind::digamma: keep(apply(op, NoAttrs{}, {affine(1.5, 1.0)})); break;
+          case OpKind::polygamma: keep(apply(op, PolygammaAttrs{1 + c.below(2)}, {affine(1.5, 1.0)})); break;
+          case OpKind::ndtri: keep(apply(op, NoAttrs{}, {affine(0.5, 0.45)})); break;
+          case OpKind::i0:
+          case OpKind::i1:
+          case OpKind::erfcx: keep(apply(op, NoAttrs{}, {affine(0.0, 3.0)})); break;
+          case OpKind::ldexp: keep(apply(op, NoAttrs{}, {a, filled_like(a, static_cast<double>(c.below(7) - 3))})); break;
+          default: keep(apply(op, NoAttrs{}, {a})); break;  // erf, ndtr, erfc, log_ndtr, i0e, i1e, is_finite
+        }
         break;
       }
       case Step::gather: {
@@ -537,6 +559,12 @@ struct Generator {
         for (std::int64_t i = static_cast<std::int64_t>(out.size()) - 1; i > 0; --i)
           std::swap(out[static_cast<std::size_t>(i)], out[static_cast<std::size_t>(c.below(i + 1))]);
         if (out.size() > 4) out.resize(4);
+        // An operand of constant extent 0 makes the einsum a constant of
+        // zeros that reads no operand: the program would keep its inputs
+        // only through TracedTensor::declared_inputs, which a Value drops.
+        for (const TracedTensor& o : operands)
+          for (const Dim& e : o.shape())
+            if (e == Dim(0)) return;
         keep(einsum(labels, out, operands).graph_value());
         break;
       }

@@ -54,18 +54,18 @@ CheckStats run_batch(const Batch& b) {
 }  // namespace
 
 TEST(RandomPrograms, FloatPrograms) {
-  CheckStats s = run_batch({ProgramKind::floating, 1000, 6000, 16});
-  EXPECT_EQ(s.programs, 6000);
+  CheckStats s = run_batch({ProgramKind::floating, 1000, 10000, 16});
+  EXPECT_EQ(s.programs, 10000);
 }
 
 TEST(RandomPrograms, IntegerPrograms) {
-  CheckStats s = run_batch({ProgramKind::integer, 50000, 2000, 16});
-  EXPECT_EQ(s.programs, 2000);
+  CheckStats s = run_batch({ProgramKind::integer, 50000, 3000, 16});
+  EXPECT_EQ(s.programs, 3000);
 }
 
 TEST(RandomPrograms, Derivatives) {
-  CheckStats s = run_batch({ProgramKind::differentiable, 90000, 2000, 10});
-  EXPECT_EQ(s.derivative_checks, 2000);
+  CheckStats s = run_batch({ProgramKind::differentiable, 90000, 4000, 10});
+  EXPECT_EQ(s.derivative_checks, 4000);
 }
 
 // Negative controls: the checks are not vacuous. A compiled program whose
