@@ -353,9 +353,19 @@ Program fuse_elementwise(Program p) {
   std::vector<bool> is_output(static_cast<std::size_t>(p.num_slots()), false);
   for (int s : p.outputs) is_output[static_cast<std::size_t>(s)] = true;
   const std::size_t n = p.code.size();
+  // A convert to its operand's own dtype stays out: unfused it runs as a
+  // view of the operand (ops::eager_view), so the kernels after it see the
+  // operand's layout (a reversed view, say) with and without this pass;
+  // fused it would write a new contiguous buffer, and a pairwise reduction,
+  // which follows memory order, would then round differently (found by the
+  // random-program fuzzer: reduce_prod of c64 after reverse and converts).
+  auto identity_convert = [&](const Instruction& ins) {
+    return ins.op == OpKind::convert &&
+           std::get<ConvertAttrs>(ins.attrs).dtype == p.slot_meta[static_cast<std::size_t>(ins.inputs[0])].dtype;
+  };
   auto fusable = [&](std::size_t i) {
     const Instruction& ins = p.code[i];
-    return ins.kind == Instruction::Kind::primitive && is_fusable(ins.op) && !ins.hoisted;
+    return ins.kind == Instruction::Kind::primitive && is_fusable(ins.op) && !ins.hoisted && !identity_convert(ins);
   };
   // A scalar broadcast feeding an elementwise op becomes a rank-0 kernel input.
   auto scalar_broadcast = [&](int slot) -> int {

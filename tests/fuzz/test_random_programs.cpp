@@ -108,6 +108,11 @@ TEST(RandomPrograms, FuzzerFindings) {
       // An output that depends on no input (an einsum over an empty operand):
       // ad::jvp gave an undefined tangent, which compile rejected; now zeros.
       {0x9b, 0x00, 0x00, 0x3b},
+      // reduce_prod (c64) of reverse(x) through identity converts: fused, the
+      // converts wrote a contiguous copy, unfused they are views of the
+      // reversed x, and the pairwise product follows memory order (last-bit
+      // difference between pass settings); identity converts are not fused.
+      {0x8a, 0xe6, 0xe6, 0x3f, 0x3f, 0x82, 0x8a, 0x3f, 0xe6, 0xe5, 0x3f, 0xbb},
   };
   CpuBackend backend;
   Runtime runtime = random_program_runtime(backend);
