@@ -7,15 +7,14 @@
 #    outside-extension, Python, MPI and clone-without-shared tests);
 # 2. the whole suite again under AddressSanitizer + UBSan + LeakSanitizer,
 #    built -O1, except what needs the Release build or another tool (CUDA,
-#    the WebGPU backend: wgpu-native is a prebuilt Rust library and lavapipe
-#    JIT-compiles shaders with LLVM inside Mesa, neither instrumented, so
-#    ASan would see little beyond the host code that step 1 tests; not
-#    tried under ASan; tenferro::xla: its tests dlopen the 259 MB PJRT CPU
-#    plugin, an uninstrumented binary with its own allocator, thread pools
-#    and process-lifetime allocations that LeakSanitizer would report as
-#    ours, docs/xla.md), MPI ranks, the installed package and its users, the
-#    Python package, the fresh-clone check, the clang fuzzers) and the
-#    AVX2/AVX-512 copies of pocketfft (the baseline driver runs);
+#    MPI ranks, the installed package and its users, the Python package,
+#    the fresh-clone check, the clang fuzzers) and the AVX2/AVX-512 copies
+#    of pocketfft (the baseline driver runs). The WebGPU and XLA tests run
+#    here too: their outside libraries (wgpu-native with Mesa's lavapipe,
+#    the PJRT CPU plugin) are uninstrumented, so ASan checks our side of
+#    them, and the memory those libraries keep for the life of the process
+#    is suppressed by tests/support/lsan.supp (only allocations made inside
+#    them);
 # 3. ThreadSanitizer, built with clang++ against LLVM's OpenMP runtime with
 #    its Archer tool, which shows TSan the synchronisation of OpenMP regions
 #    (GCC's libgomp is invisible to TSan): the threaded CPU kernels with two
@@ -37,9 +36,10 @@ echo "== The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENFERRO_SANITIZE=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DTENFERRO_FFT_AVX2=OFF \
   -DTENFERRO_BUILD_BENCHMARKS=OFF -DTENFERRO_BUILD_EXAMPLES=OFF \
-  -DTENFERRO_SKIP_MODULES="cuda;webgpu;xla;dist;install;python;standalone"
+  -DTENFERRO_SKIP_MODULES="cuda;dist;install;python;standalone"
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  LSAN_OPTIONS="suppressions=$PWD/tests/support/lsan.supp" \
   ctest --test-dir build-asan -LE '^fuzz$' --output-on-failure -j"$jobs"
 
 echo "== Threads under ThreadSanitizer (clang++, LLVM OpenMP + Archer)"
