@@ -195,6 +195,27 @@ Value scatter_updates_cotangent(const Value& ct, const Value& idx, const Value& 
   return prim(OpKind::multiply, NoAttrs{}, {gathered, broadcast_in_dim(inside, u.shape(), batch_axes)});
 }
 
+// Tangent of reduce_prod(x, ax) when the reduced extent is symbolic (the
+// scans of prod_tangent need its value): sum_i t_i prod_{j != i} x_j from
+// the product p of the nonzero x_j and the number z of zeros, without
+// dividing by a zero: prod_{j != i} x_j = p / x_i when z = 0, p at the zero
+// when z = 1, else 0. (The rule was sum(t out / x), NaN where x has a zero;
+// found by the random-program fuzzer.) Every intermediate is finite, so
+// its own derivatives are too.
+Value prod_tangent_symbolic(const Value& x, const Value& t, const SymAttrs& attrs, const DimVec& kept) {
+  const DType d = x.dtype();
+  auto fill = [&](double v) { return broadcast_in_dim(as_dtype(graph::constant(Tensor::scalar(v)), d), x.shape(), {}); };
+  auto eq = [&](const Value& a, const Value& b) { return prim(OpKind::compare, CompareAttrs{ComparisonDirection::EQ}, {a, b}); };
+  Value zero = fill(0.0), one = fill(1.0);
+  Value is_zero = eq(x, zero);
+  Value safe = prim(OpKind::select, NoAttrs{}, {is_zero, one, x});
+  Value p = broadcast_in_dim(prim(OpKind::reduce_prod, attrs, {safe}), x.shape(), kept);
+  Value z = broadcast_in_dim(prim(OpKind::reduce_sum, attrs, {mask(is_zero, d)}), x.shape(), kept);
+  Value at_zero = prim(OpKind::select, NoAttrs{}, {eq(z, one), prim(OpKind::select, NoAttrs{}, {is_zero, p, zero}), zero});
+  Value others = prim(OpKind::select, NoAttrs{}, {eq(z, zero), prim(OpKind::divide, NoAttrs{}, {p, safe}), at_zero});
+  return prim(OpKind::reduce_sum, attrs, {times(t, others)});
+}
+
 // Tangent of reduce_prod(x, ax): sum_i t_i prod_{j != i} x_j over the
 // reduced elements. The products of the other elements come from an
 // exclusive prefix and suffix product (log-step scans of pads and
@@ -491,11 +512,7 @@ Value jvp_rule(const Node& n, const Value& out, std::span<const Value> t) {
         auto e = x[0].shape()[static_cast<std::size_t>(a)].try_value();
         count = e && count ? std::optional<std::int64_t>(*count * *e) : std::nullopt;
       }
-      if (!count) {
-        // Symbolic extent: sum(t * out / x), exact away from zeros of x.
-        Value ob = broadcast_in_dim(out, x[0].shape(), kept);
-        return prim(OpKind::reduce_sum, n.attrs, {times(t[0], prim(OpKind::divide, NoAttrs{}, {ob, x[0]}))});
-      }
+      if (!count) return prod_tangent_symbolic(x[0], t[0], n.attrs, kept);
       return prod_tangent(x[0], t[0], ax, kept, *count);
     }
     case OpKind::reduce_max:

@@ -1033,6 +1033,21 @@ std::string check_derivatives(const RandomProgram& p, const Runtime& runtime, Ch
     gs.push_back(gv[i]);
   }
   double lhs = inner(us, jv, &scale), rhs = inner(gs, ts, &scale);
+  // A NaN or infinite derivative of a program whose values are all finite
+  // is a failure (the comparisons below are false for NaN).
+  auto finite_all = [](const std::vector<Tensor>& ts_) {
+    for (const Tensor& t : ts_)
+      for (const DimVec& idx : all_indices(t.shape())) {
+        std::complex<double> v = value_at(t, idx);
+        if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) return false;
+      }
+    return true;
+  };
+  if (finite_all(y) && !(std::isfinite(lhs) && std::isfinite(rhs))) {
+    std::ostringstream os;
+    os << "non-finite derivative of a finite program: <u, J t> = " << lhs << ", <J^T u, t> = " << rhs;
+    return failure(os.str(), whole, env);
+  }
   if (std::abs(lhs - rhs) > 1e-10 * (scale + 1)) {
     std::ostringstream os;
     os << "dot-product test: <u, J t> = " << lhs << " but <J^T u, t> = " << rhs;
@@ -1059,7 +1074,7 @@ std::string check_derivatives(const RandomProgram& p, const Runtime& runtime, Ch
     for (const DimVec& idx : all_indices(y[k].shape())) {
       std::complex<double> fd = (value_at(yp[k], idx) - value_at(ym[k], idx)) / (2 * h);
       std::complex<double> an = value_at(jv[k], idx);
-      if (std::abs(fd - an) > 1e-6 * big) {
+      if (std::abs(fd - an) > 1e-6 * big || (std::isfinite(std::abs(fd)) && !std::isfinite(std::abs(an)))) {
         std::ostringstream os;
         os << "finite differences: output " << k << " at " << idx << ": J t = " << an << ", central difference "
            << fd;

@@ -116,6 +116,10 @@ TEST(RandomPrograms, FuzzerFindings) {
       // A generator bug: twelve log_ndtr, each of the previous one's output
       // (-6e15 after a few), beyond what finite differences can check; the
       // generator now feeds log_ndtr 3 tanh(a).
+      // reduce_prod over a symbolic extent (pad to n + 2) of a vector with
+      // zeros: its JVP was sum(t out / x), 0/0 = NaN, which reached a
+      // Cholesky's VJP (NaN rejected); now zero-safe (prod_tangent_symbolic).
+      {0x1a, 0x02, 0x00, 0x4d, 0x02, 0x00},
       [] {  // 0x29 0 0 0, 59 x 0x8d, 0x06 0x02
         std::vector<std::uint8_t> b(65, 0x8d);
         b[0] = 0x29, b[1] = b[2] = b[3] = 0x00, b[63] = 0x06, b[64] = 0x02;
