@@ -298,45 +298,29 @@ std::vector<AdCase> cases_for(OpKind k) {
     case OpKind::scatter:
       for (ScatterMode mode : {ScatterMode::add, ScatterMode::replace})
         for (DType d : both) {
-          Tensor idx = Tensor::from_vec_col_major<std::int64_t>({2, 1}, {3, 1});
-          out.push_back({detail::str("scatter ", mode == ScatterMode::add ? "add " : "replace ", d),
-                         [idx, mode](const std::vector<Value>& x) {
-                           ScatterAttrs s;
-                           s.update_window_dims = {1};
-                           s.inserted_window_dims = {0};
-                           s.scatter_dims_to_operand_dims = {0};
-                           s.index_vector_dim = 1;
-                           s.mode = mode;
-                           return P(OpKind::scatter, s, {x[0], graph::constant(idx), x[1]});
-                         },
-                         {random_tensor({5, 2}, d, 26), random_tensor({2, 2}, d, 27)}});
+          // scatter(x[0], starts along axis 0, x[1]) with the given window.
+          auto scatter_case = [&](const char* what, std::vector<std::int64_t> starts, DimVec window, DimVec inserted,
+                                  const Shape& updates, std::uint64_t seed) {
+            Tensor idx = Tensor::from_vec_col_major<std::int64_t>({static_cast<std::int64_t>(starts.size()), 1}, starts);
+            ScatterAttrs s;
+            s.update_window_dims = std::move(window);
+            s.inserted_window_dims = std::move(inserted);
+            s.scatter_dims_to_operand_dims = {0};
+            s.index_vector_dim = 1;
+            s.mode = mode;
+            out.push_back({detail::str("scatter ", mode == ScatterMode::add ? "add " : "replace ", d, what),
+                           [idx, s](const std::vector<Value>& x) {
+                             return P(OpKind::scatter, s, {x[0], graph::constant(idx), x[1]});
+                           },
+                           {random_tensor({5, 2}, d, seed), random_tensor(updates, d, seed + 1)}});
+          };
+          scatter_case("", {3, 1}, {1}, {0}, {2, 2}, 26);
           // Regression (found by tests/fuzz): updates whose window lies outside
           // the operand are skipped by scatter, so they get a zero cotangent
           // (Note [Scatter skips windows outside]): starts -1 and 5 of extent 5,
           // and a window of 2 rows at start 4 that only partly fits.
-          Tensor outside = Tensor::from_vec_col_major<std::int64_t>({3, 1}, {-1, 2, 5});
-          out.push_back({detail::str("scatter ", mode == ScatterMode::add ? "add " : "replace ", d, " outside"),
-                         [outside, mode](const std::vector<Value>& x) {
-                           ScatterAttrs s;
-                           s.update_window_dims = {1};
-                           s.inserted_window_dims = {0};
-                           s.scatter_dims_to_operand_dims = {0};
-                           s.index_vector_dim = 1;
-                           s.mode = mode;
-                           return P(OpKind::scatter, s, {x[0], graph::constant(outside), x[1]});
-                         },
-                         {random_tensor({5, 2}, d, 28), random_tensor({3, 2}, d, 29)}});
-          Tensor starts = Tensor::from_vec_col_major<std::int64_t>({2, 1}, {4, 1});
-          out.push_back({detail::str("scatter ", mode == ScatterMode::add ? "add " : "replace ", d, " window partly outside"),
-                         [starts, mode](const std::vector<Value>& x) {
-                           ScatterAttrs s;
-                           s.update_window_dims = {1, 2};
-                           s.scatter_dims_to_operand_dims = {0};
-                           s.index_vector_dim = 1;
-                           s.mode = mode;
-                           return P(OpKind::scatter, s, {x[0], graph::constant(starts), x[1]});
-                         },
-                         {random_tensor({5, 2}, d, 30), random_tensor({2, 2, 2}, d, 31)}});
+          scatter_case(" outside", {-1, 2, 5}, {1}, {0}, {3, 2}, 28);
+          scatter_case(" window partly outside", {4, 1}, {1, 2}, {}, {2, 2, 2}, 30);
         }
       break;
     case OpKind::dynamic_slice:
