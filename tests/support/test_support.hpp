@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,25 @@ inline const std::vector<DType>& all_dtypes() {
 inline std::string data_path(const char* env, const char* built_in) {
   const char* v = std::getenv(env);
   return v != nullptr && *v != 0 ? std::string(v) : std::string(built_in);
+}
+
+/// The stride of a long sweep (every op-database sample of an op, every
+/// benchmark instance, a fixed-seed batch of random programs): the
+/// environment variable `TENFERRO_TEST_STRIDE` when set, else 1. A sweep
+/// runs its items 0, n, 2n, ... of the full list. The sanitizer stage of
+/// scripts/test.sh sets it, so the instrumented build checks a spread
+/// subset of what the Release stage runs in full:
+///
+///   for (std::size_t i = 0; i < samples.size(); i += sweep_stride()) check(samples[i]);
+///   // $ TENFERRO_TEST_STRIDE=3 ./test_xla
+inline std::size_t sweep_stride() {
+  const char* v = std::getenv("TENFERRO_TEST_STRIDE");
+  if (v == nullptr || *v == 0) return 1;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end != 0 || n < 1 || n > 1000)
+    throw std::invalid_argument(std::string("TENFERRO_TEST_STRIDE must be an integer in [1, 1000], got '") + v + "'");
+  return static_cast<std::size_t>(n);
 }
 
 }  // namespace tenferro::testing
