@@ -33,16 +33,10 @@ std::vector<std::string> names() {
   return out;
 }
 
-// Every sweep_stride()-th instance (all of them unless TENFERRO_TEST_STRIDE is set).
-std::vector<const EinsumInstance*> swept_instances() {
-  std::vector<const EinsumInstance*> out;
-  for (std::size_t k = 0; k < instances().size(); k += sweep_stride()) out.push_back(&instances()[k]);
-  return out;
-}
-
+// The names of the instances the sweep keeps (all unless TENFERRO_TEST_STRIDE is set).
 std::vector<std::string> swept_names() {
   std::vector<std::string> out;
-  for (const EinsumInstance* i : swept_instances()) out.push_back(i->name);
+  for (const EinsumInstance* i : swept(instances())) out.push_back(i->name);
   return out;
 }
 
@@ -117,7 +111,7 @@ TEST(EinsumInstanceData, MatchesTheReferenceInstanceList) {
 // whose largest intermediate is no larger. Both are printed.
 TEST(EinsumInstancePaths, AnnealingMeetsTheStoredPaths) {
   std::printf("  %-46s | %-29s | %-40s\n", "", "log10 flops: ours / opt_flops", "largest (log2): ours / opt_size (ours' flops)");
-  for (const EinsumInstance* instp : swept_instances()) {
+  for (const EinsumInstance* instp : swept(instances())) {
     const EinsumInstance& inst = *instp;
     const ContractionCost f = contraction_cost(inst.spec, inst.shapes, inst.opt_flops);
     const ContractionCost s = contraction_cost(inst.spec, inst.shapes, inst.opt_size);

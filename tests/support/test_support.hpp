@@ -115,21 +115,32 @@ inline std::string data_path(const char* env, const char* built_in) {
 
 /// The stride of a long sweep (every op-database sample of an op, every
 /// benchmark instance, a fixed-seed batch of random programs): the
-/// environment variable `TENFERRO_TEST_STRIDE` when set, else 1. A sweep
-/// runs its items 0, n, 2n, ... of the full list. The sanitizer stage of
-/// scripts/test.sh sets it, so the instrumented build checks a spread
-/// subset of what the Release stage runs in full:
+/// environment variable `TENFERRO_TEST_STRIDE` when set, else 1, read once.
+/// A sweep runs its items 0, n, 2n, ... of the full list. The sanitizer
+/// stage of scripts/test.sh sets it, so the instrumented build checks a
+/// spread subset of what the Release stage runs in full:
 ///
-///   for (std::size_t i = 0; i < samples.size(); i += sweep_stride()) check(samples[i]);
+///   for (const OpSample* s : swept(samples)) check(*s);
 ///   // $ TENFERRO_TEST_STRIDE=3 ./test_xla
 inline std::size_t sweep_stride() {
-  const char* v = std::getenv("TENFERRO_TEST_STRIDE");
-  if (v == nullptr || *v == 0) return 1;
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  if (*end != 0 || n < 1 || n > 1000)
-    throw std::invalid_argument(std::string("TENFERRO_TEST_STRIDE must be an integer in [1, 1000], got '") + v + "'");
-  return static_cast<std::size_t>(n);
+  static const std::size_t stride = [] {
+    const char* v = std::getenv("TENFERRO_TEST_STRIDE");
+    if (v == nullptr || *v == 0) return std::size_t{1};
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != 0 || n < 1 || n > 1000)
+      throw std::invalid_argument(std::string("TENFERRO_TEST_STRIDE must be an integer in [1, 1000], got '") + v + "'");
+    return static_cast<std::size_t>(n);
+  }();
+  return stride;
+}
+
+/// The items of a sweep that sweep_stride() keeps: items 0, n, 2n, ...
+template <class T>
+std::vector<const T*> swept(const std::vector<T>& items) {
+  std::vector<const T*> out;
+  for (std::size_t i = 0; i < items.size(); i += sweep_stride()) out.push_back(&items[i]);
+  return out;
 }
 
 }  // namespace tenferro::testing

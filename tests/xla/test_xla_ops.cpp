@@ -60,8 +60,8 @@ TEST_P(XlaOps, PjrtEqualsCpuRuntime) {
   std::vector<const OpSample*> ran;
   const std::vector<OpSample> samples = op_samples(kind);
   int refused = 0, skipped = 0;
-  for (std::size_t i_sample = 0; i_sample < samples.size(); i_sample += sweep_stride()) {
-    const OpSample& s = samples[i_sample];
+  for (const OpSample* sample : swept(samples)) {
+    const OpSample& s = *sample;
     const DType d = s.inputs.front().dtype();
     std::vector<Value> in;
     std::vector<Tensor> inputs;
