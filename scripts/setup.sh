@@ -4,7 +4,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
-  g++ make cmake git pkg-config ca-certificates
+  g++ make cmake ninja-build git pkg-config ca-certificates
   libopenblas-openmp-dev liblapacke-dev        # BLAS/LAPACK (OpenMP build of OpenBLAS)
   libblis-dev                                   # ext/blis: the BLIS dot_general provider
   libgtest-dev libgmock-dev googletest          # tests
