@@ -8,17 +8,15 @@
 #    libFuzzer runtime is missing), the install, outside-extension, Python,
 #    MPI and clone-without-shared tests, and of the gtest suites only those
 #    that need Release speed or a Release-only part (TENFERRO_TESTS below:
-#    the full sweeps of the benchmark instances and random programs, the
-#    AD oracles the clone check reads, the pocketfft instruction-set
-#    copies, CUDA, the flagship example); the other gtest suites are built
-#    and run once, in stage 2;
+#    the full sweeps, the pocketfft instruction-set copies, CUDA, the
+#    flagship example); the other gtest suites are built and run once, in
+#    stage 2;
 # 2. the whole suite under AddressSanitizer + UBSan (less the checks
 #    named below) + LeakSanitizer, the library built -O1 and the test files
 #    -O0 (they compile in half the time), with every third item of the long
-#    sweeps (the benchmark instances, the random-program batches:
-#    TENFERRO_TEST_STRIDE=3, see tests/support/test_support.hpp; the Release
-#    stage runs all of them; every op-database sample goes through PJRT
-#    here, whose compiles dominate that test in either build),
+#    sweeps (op-database samples through PJRT, the benchmark instances, the
+#    random-program batches: TENFERRO_TEST_STRIDE=3, see
+#    tests/support/test_support.hpp; the Release stage runs all of them),
 #    except what needs the Release build or another tool (CUDA, MPI ranks,
 #    the installed package and its users, the Python package, the
 #    fresh-clone check, the clang fuzzers) and the AVX2/AVX-512 copies of
@@ -45,7 +43,7 @@ jobs="${JOBS:-2}"
 export CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}"
 
 echo "== Release build and the tests that need it"
-release_tests='^(test_einsum_instances|test_random_programs|test_ad_oracles|test_fft|test_cuda|test_cuda_no_device|test_ising_trg)$'
+release_tests='^(test_xla|test_einsum_instances|test_random_programs|test_ad_oracles|test_fft|test_cuda|test_cuda_no_device|test_ising_trg)$'
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTENFERRO_WERROR=ON -DTENFERRO_TEST_CXX_FLAGS=-O1 \
   -DTENFERRO_CUDA_ARCHITECTURES=90 -DTENFERRO_TESTS="$release_tests"
 cmake --build build -j"$jobs"

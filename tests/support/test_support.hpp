@@ -113,15 +113,15 @@ inline std::string data_path(const char* env, const char* built_in) {
   return v != nullptr && *v != 0 ? std::string(v) : std::string(built_in);
 }
 
-/// The stride of a long sweep (every benchmark instance, a fixed-seed batch
-/// of random programs): the
+/// The stride of a long sweep (every op-database sample of an op, every
+/// benchmark instance, a fixed-seed batch of random programs): the
 /// environment variable `TENFERRO_TEST_STRIDE` when set, else 1, read once.
 /// A sweep runs its items 0, n, 2n, ... of the full list. The sanitizer
 /// stage of scripts/test.sh sets it, so the instrumented build checks a
 /// spread subset of what the Release stage runs in full:
 ///
-///   for (const EinsumInstance* i : swept(instances())) check(*i);
-///   // $ TENFERRO_TEST_STRIDE=3 ./test_einsum_instances
+///   for (const OpSample* s : swept(samples)) check(*s);
+///   // $ TENFERRO_TEST_STRIDE=3 ./test_xla
 inline std::size_t sweep_stride() {
   static const std::size_t stride = [] {
     const char* v = std::getenv("TENFERRO_TEST_STRIDE");

@@ -60,7 +60,8 @@ TEST_P(XlaOps, PjrtEqualsCpuRuntime) {
   std::vector<const OpSample*> ran;
   const std::vector<OpSample> samples = op_samples(kind);
   int refused = 0, skipped = 0;
-  for (const OpSample& s : samples) {
+  for (const OpSample* sample : swept(samples)) {
+    const OpSample& s = *sample;
     const DType d = s.inputs.front().dtype();
     std::vector<Value> in;
     std::vector<Tensor> inputs;
