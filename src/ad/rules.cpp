@@ -15,6 +15,7 @@
 #include "tenferro/runtime/value_ops.hpp"
 
 // A new row in ops.def must get its rules here: no default case.
+#pragma GCC diagnostic push  // popped at the end: a unity build includes the next file after this one
 #pragma GCC diagnostic error "-Wswitch-enum"
 
 namespace tenferro::ad::detail {
@@ -852,3 +853,5 @@ bool has_transpose(OpKind kind) {
 }
 
 }  // namespace tenferro::ad::detail
+
+#pragma GCC diagnostic pop

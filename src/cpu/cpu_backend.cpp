@@ -10,6 +10,7 @@
 #include "kernels.hpp"
 
 // A new row in ops.def must get a kernel here: no default case.
+#pragma GCC diagnostic push  // popped at the end: a unity build includes the next file after this one
 #pragma GCC diagnostic error "-Wswitch-enum"
 
 namespace tenferro {
@@ -78,3 +79,5 @@ void CpuBackend::execute_fused(const FusedElementwise& kernel, std::span<const T
 }
 
 }  // namespace tenferro
+
+#pragma GCC diagnostic pop

@@ -3,6 +3,7 @@
 // `fft.fft` node, so that AD sees slice/pad/convert/conj and the family op.
 #include "tenferro/fft/handles.hpp"
 
+#include "resolved.hpp"
 #include "tenferro/fft/family.hpp"
 #include "tenferro/runtime/value_ops.hpp"
 
@@ -66,10 +67,7 @@ std::int64_t extent(const Value& x, std::int64_t axis, const char* op) {
   return *v;
 }
 
-struct Resolved {
-  DimVec axes;
-  DimVec lengths;
-};
+using detail::Resolved;
 
 // Default output length 2 (m - 1) of the inverse real transforms.
 std::int64_t default_inverse_length(const Value& x, std::int64_t axis, const char* op,

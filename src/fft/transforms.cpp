@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "provider.hpp"
+#include "resolved.hpp"
 #include "tenferro/fft/family.hpp"
 #include "tenferro/ops/primitives.hpp"
 
@@ -36,12 +37,7 @@ std::int64_t resolve_axis(const Tensor& x, std::int64_t axis, const char* op) {
   return axis < 0 ? axis + r : axis;
 }
 
-// Axes and lengths of an n-D call. `two_d`: the 2-D defaults ({0, 1}).
-// `inverse_real`: lengths are output lengths of irfftn (last default 2 (m - 1)).
-struct Resolved {
-  DimVec axes;
-  DimVec lengths;
-};
+using detail::Resolved;
 
 // The working shape of a transform (x fitted to the lengths along the axes)
 // in the complex dtype of x's precision must fit in int64 elements and in
@@ -58,6 +54,8 @@ Resolved checked(Resolved r, const Tensor& x, const char* op) {
   return r;
 }
 
+// Axes and lengths of an n-D call. `two_d`: the 2-D defaults ({0, 1}).
+// `inverse_real`: lengths are output lengths of irfftn (last default 2 (m - 1)).
 Resolved resolve(const Tensor& x, const NdOptions& o, bool two_d, bool inverse_real,
                  const char* op) {
   Resolved r;

@@ -38,7 +38,7 @@ std::uint32_t crc32_of(const std::byte* p, std::size_t n, std::uint32_t crc = 0)
       ::crc32_z(crc, reinterpret_cast<const Bytef*>(p), static_cast<z_size_t>(n)));
 }
 
-struct Entry {
+struct ZipEntry {
   std::string name;
   std::uint16_t flags = 0, method = 0;
   std::uint32_t crc = 0;
@@ -47,7 +47,7 @@ struct Entry {
 
 /// Reads the ZIP64 extra field of a central-directory entry: the fields
 /// that are 0xffffffff in the fixed part follow in this order.
-void read_zip64_extra(const std::byte* extra, std::size_t len, Entry& e, bool need_u, bool need_c,
+void read_zip64_extra(const std::byte* extra, std::size_t len, ZipEntry& e, bool need_u, bool need_c,
                       bool need_o, const Context& ctx) {
   std::size_t i = 0;
   while (i + 4 <= len) {
@@ -174,7 +174,7 @@ std::vector<NamedTensor> parse_npz_bytes(const Bytes& src, Context ctx) {
     fail(ctx, "the end record declares ", count, " members, more than a ", cd_size,
          "-byte central directory holds");
 
-  std::vector<Entry> entries;
+  std::vector<ZipEntry> entries;
   entries.reserve(static_cast<std::size_t>(count));
   std::size_t p = static_cast<std::size_t>(cd_offset);
   const std::size_t cd_end = static_cast<std::size_t>(cd_offset + cd_size);
@@ -182,7 +182,7 @@ std::vector<NamedTensor> parse_npz_bytes(const Bytes& src, Context ctx) {
     if (cd_end - p < kCentralSize || le32(base + p) != kCentralSig)
       fail(ctx, "central directory entry ", k, " at offset ", p, " is damaged");
     const std::byte* c = base + p;
-    Entry e;
+    ZipEntry e;
     e.flags = le16(c + 8);
     e.method = le16(c + 10);
     e.crc = le32(c + 16);
@@ -205,7 +205,7 @@ std::vector<NamedTensor> parse_npz_bytes(const Bytes& src, Context ctx) {
 
   std::vector<NamedTensor> out;
   std::set<std::string> seen;
-  for (const Entry& e : entries) {
+  for (const ZipEntry& e : entries) {
     ctx.member = "member '" + e.name + "'";
     if (e.flags & 0x1) unsupported(ctx, "encrypted members are not supported");
     if (e.method != kMethodStored && e.method != kMethodDeflate)

@@ -56,7 +56,7 @@ std::uint64_t json_uint(const nlohmann::json& v, const Context& ctx, const std::
   return static_cast<std::uint64_t>(i);
 }
 
-struct Entry {
+struct TensorEntry {
   std::string name;
   DType dtype;
   Shape shape;
@@ -82,7 +82,7 @@ SafetensorsFile parse_bytes(const Bytes& src, const Context& ctx) {
   const std::uint64_t data_size = src.size - data_start;
 
   SafetensorsFile out;
-  std::vector<Entry> entries;
+  std::vector<TensorEntry> entries;
   for (const auto& [key, value] : header.items()) {
     if (key == kMetadataKey) {
       if (!value.is_object()) fail(ctx, "__metadata__ is not an object");
@@ -134,11 +134,11 @@ SafetensorsFile parse_bytes(const Bytes& src, const Context& ctx) {
            ", ", end, "] hold ", end - begin);
     entries.push_back({key, *dt, std::move(shape), begin, end});
   }
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+  std::stable_sort(entries.begin(), entries.end(), [](const TensorEntry& a, const TensorEntry& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
   std::uint64_t at = 0;
-  for (const Entry& e : entries) {
+  for (const TensorEntry& e : entries) {
     if (e.begin != at)
       fail(ctx, "tensor '", e.name, "' starts at data offset ", e.begin, " where ", at,
            " was expected (the tensors must tile the data section)");
@@ -146,7 +146,7 @@ SafetensorsFile parse_bytes(const Bytes& src, const Context& ctx) {
   }
   if (at != data_size)
     fail(ctx, "the tensors cover ", at, " bytes of the ", data_size, "-byte data section");
-  for (const Entry& e : entries) {
+  for (const TensorEntry& e : entries) {
     Bytes b = src.sub(static_cast<std::size_t>(data_start + e.begin),
                       static_cast<std::size_t>(e.end - e.begin));
     out.tensors.push_back({e.name, tensor_from_bytes(b, e.dtype, e.shape, /*row_major=*/true,

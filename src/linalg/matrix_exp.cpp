@@ -51,7 +51,7 @@ constexpr std::int64_t kLoopMatmul = 16;
 
 // c = a b for n x n column-major matrices (c distinct from a and b).
 template <class T>
-void matmul(std::int64_t n, const T* a, const T* b, T* c) {
+void square_matmul(std::int64_t n, const T* a, const T* b, T* c) {
   if (n <= kLoopMatmul) {
     std::fill(c, c + n * n, T(0));
     for (std::int64_t j = 0; j < n; ++j)
@@ -132,9 +132,9 @@ int expm(std::int64_t n, ExpWorkspace<T>& ws, T* out) {
   auto C = [&](int j) { return c[static_cast<std::size_t>(j)]; };
   T *a2 = ws.a2.data(), *a4 = ws.a4.data(), *a6 = ws.a6.data(), *a8 = ws.a8.data();
   T *u = ws.u.data(), *v = ws.v.data(), *t = ws.t.data();
-  matmul(n, a, a, a2);
-  if (deg.m >= 5) matmul(n, a2, a2, a4);
-  if (deg.m >= 7) matmul(n, a4, a2, a6);
+  square_matmul(n, a, a, a2);
+  if (deg.m >= 5) square_matmul(n, a2, a2, a4);
+  if (deg.m >= 7) square_matmul(n, a4, a2, a6);
   switch (deg.m) {
     case 3:
       combine<T>(n, t, {{C(3), a2}}, C(1));
@@ -149,26 +149,26 @@ int expm(std::int64_t n, ExpWorkspace<T>& ws, T* out) {
       combine<T>(n, v, {{C(6), a6}, {C(4), a4}, {C(2), a2}}, C(0));
       break;
     case 9:
-      matmul(n, a6, a2, a8);
+      square_matmul(n, a6, a2, a8);
       combine<T>(n, t, {{C(9), a8}, {C(7), a6}, {C(5), a4}, {C(3), a2}}, C(1));
       combine<T>(n, v, {{C(8), a8}, {C(6), a6}, {C(4), a4}, {C(2), a2}}, C(0));
       break;
     default:  // 13: powers up to a6 only, nested once more
       combine<T>(n, u, {{C(13), a6}, {C(11), a4}, {C(9), a2}}, 0.0);
-      matmul(n, a6, u, t);
+      square_matmul(n, a6, u, t);
       for (std::int64_t i = 0; i < n * n; ++i)
         t[i] += static_cast<R>(C(7)) * a6[i] + static_cast<R>(C(5)) * a4[i] +
                 static_cast<R>(C(3)) * a2[i];
       for (std::int64_t i = 0; i < n; ++i) t[i + i * n] += static_cast<R>(C(1));
       combine<T>(n, u, {{C(12), a6}, {C(10), a4}, {C(8), a2}}, 0.0);
-      matmul(n, a6, u, v);
+      square_matmul(n, a6, u, v);
       for (std::int64_t i = 0; i < n * n; ++i)
         v[i] += static_cast<R>(C(6)) * a6[i] + static_cast<R>(C(4)) * a4[i] +
                 static_cast<R>(C(2)) * a2[i];
       for (std::int64_t i = 0; i < n; ++i) v[i + i * n] += static_cast<R>(C(0));
       break;
   }
-  matmul(n, a, t, u);  // U = A * (odd part / A)
+  square_matmul(n, a, t, u);  // U = A * (odd part / A)
   // Solve (V - U) R = (V + U); R lands in out (or in a scratch buffer when squarings follow).
   T* p = s % 2 == 0 ? out : a2;
   for (std::int64_t i = 0; i < n * n; ++i) {
@@ -183,7 +183,7 @@ int expm(std::int64_t n, ExpWorkspace<T>& ws, T* out) {
   T* cur = p;
   for (int i = 0; i < s; ++i) {
     T* next = cur == out ? a2 : out;
-    matmul(n, cur, cur, next);
+    square_matmul(n, cur, cur, next);
     cur = next;
   }
   return 0;

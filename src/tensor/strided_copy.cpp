@@ -13,6 +13,7 @@
 // GCC 12 warns about the intentionally undefined source operand inside its
 // own AVX-512 shuffle intrinsics (avx512fintrin.h), as in src/cpu/vector_math.cpp.
 #if !defined(__clang__)
+#pragma GCC diagnostic push  // popped at the end: a unity build includes the next file after this one
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
@@ -591,3 +592,7 @@ void copy_strided(void* dst, const Strides& dst_strides, const void* src,
 }
 
 }  // namespace tenferro::detail
+
+#if defined(__x86_64__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -8,6 +8,7 @@
 
 #include "ad/ad_check.hpp"
 #include "einsum_reference.hpp"
+#include "support/cpu_runtime.hpp"
 
 using namespace tenferro;
 using namespace tenferro::testing;
@@ -20,10 +21,6 @@ std::vector<std::int64_t> ranks_of(const std::vector<Shape>& shapes) {
   std::vector<std::int64_t> r;
   for (const Shape& s : shapes) r.push_back(static_cast<std::int64_t>(s.size()));
   return r;
-}
-
-Runtime cpu_runtime(CpuBackend& cpu) {
-  return Runtime::builder().register_engine(cpu_engine(cpu)).build();
 }
 
 // Traced inputs x0, x1, ... of the given dtype and constant shapes.

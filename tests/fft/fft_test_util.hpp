@@ -12,6 +12,9 @@
 
 namespace tenferro::fft::testing {
 
+/// The three normalisations, for loops over all of them.
+inline constexpr Norm kNorms[] = {Norm::backward, Norm::ortho, Norm::forward};
+
 using Cx = std::complex<long double>;
 
 /// A dense column-major array of complex long doubles.

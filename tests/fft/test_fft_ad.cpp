@@ -22,14 +22,13 @@ using namespace tenferro;
 namespace ft = tenferro::fft::testing;
 using fft::Norm;
 using fft::Transform;
+using fft::testing::kNorms;
 using tenferro::testing::AdCase;
 using tenferro::testing::AdTolerances;
 using tenferro::testing::check_ad_case;
 using tenferro::testing::random_tensor;
 
 namespace {
-
-const Norm kNorms[] = {Norm::backward, Norm::ortho, Norm::forward};
 
 Runtime fft_runtime(CpuBackend& cpu) {
   return Runtime::builder().register_engine(cpu_engine(cpu)).register_family(fft::family()).build();

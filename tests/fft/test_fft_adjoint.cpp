@@ -13,7 +13,6 @@ using tenferro::testing::with_random_layout;
 
 namespace {
 
-const Norm kNorms[] = {Norm::backward, Norm::ortho, Norm::forward};
 const FftType kTypes[] = {FftType::FFT, FftType::IFFT, FftType::RFFT, FftType::IRFFT};
 
 // The operand shape of transform `a` whose logical shape is `shape`.

@@ -12,7 +12,6 @@ using tenferro::testing::with_random_layout;
 namespace {
 
 const std::vector<std::int64_t> kSizes{1, 2, 3, 4, 5, 7, 8, 12, 13, 16, 97, 100};
-const Norm kNorms[] = {Norm::backward, Norm::ortho, Norm::forward};
 const DType kReal[] = {DType::f32, DType::f64};
 const DType kComplex[] = {DType::c64, DType::c128};
 

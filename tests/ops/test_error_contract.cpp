@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "support/cpu_runtime.hpp"
 #include "support/test_support.hpp"
 #include "tenferro/cpu.hpp"
 #include "tenferro/ops.hpp"
@@ -213,8 +214,6 @@ TEST(ErrorContract, Item17BackwardSeedDTypeIsDTypeError) {
 
 #if TENFERRO_CONTRACT_AD
 namespace {
-
-Runtime cpu_runtime(CpuBackend& cpu) { return Runtime::builder().register_engine(cpu_engine(cpu)).build(); }
 
 // Every pass configuration the item-4 test compiles with.
 std::vector<CompileOptions> pass_configurations() {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <thread>
 
+#include "support/cpu_runtime.hpp"
 #include "support/test_support.hpp"
 #include "tenferro/linalg.hpp"
 #include "tenferro/runtime.hpp"
@@ -11,10 +12,6 @@ using namespace tenferro;
 using namespace tenferro::testing;
 
 namespace {
-
-Runtime cpu_runtime(CpuBackend& backend) {
-  return Runtime::builder().register_engine(cpu_engine(backend)).build();
-}
 
 const std::vector<double> kC = {0.5, -1.0, 0.25};                    // c, [3]
 const std::vector<double> kW = {1.0, -2.0, 0.5, 3.0, 0.0, -1.5};     // w, [3, 2] column-major

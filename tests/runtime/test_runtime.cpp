@@ -1,6 +1,7 @@
 // Traced programs: compile once, run with changing extents, errors, eager handles.
 #include <cmath>
 
+#include "support/cpu_runtime.hpp"
 #include "support/test_support.hpp"
 #include "tenferro/ops/kernels.hpp"
 #include "tenferro/runtime.hpp"
@@ -9,10 +10,6 @@ using namespace tenferro;
 using namespace tenferro::testing;
 
 namespace {
-
-Runtime cpu_runtime(CpuBackend& backend) {
-  return Runtime::builder().register_engine(cpu_engine(backend)).build();
-}
 
 // A family op whose output length depends on the data: the positive
 // elements of a 1-D f64 tensor, in order.

@@ -9,10 +9,11 @@
 #include "tenferro/cpu.hpp"
 #include "tenferro/runtime.hpp"
 
-using namespace tenferro;
-using namespace tenferro::testing;
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // Inside the function: a using-directive at file scope would make gtest's
+  // `testing` ambiguous in the files a unity build compiles after this one.
+  using namespace tenferro;
+  using namespace tenferro::testing;
   if (size == 0) return 0;
   static CpuBackend backend;
   static Runtime runtime = random_program_runtime(backend);
