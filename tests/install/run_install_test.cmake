@@ -4,6 +4,7 @@
 #     prefix (with find_package(tenferro)), built, and then either RUN (an
 #     executable of its build tree) runs or, with RUN_CTEST, its CTest suite.
 #   CXX_COMPILER, CXX_LAUNCHER: the compiler (and ccache) of the main build.
+#   TEST_CXX_FLAGS: when set, the projects' Release flags (with -DNDEBUG).
 #   TEST_DATA_DIR: the repository's tests/data, passed to extensions (RUN_CTEST)
 #     as -DTENFERRO_TEST_DATA_DIR.
 set(_prefix "${WORK_DIR}/prefix")
@@ -54,6 +55,9 @@ if(CXX_COMPILER)
 endif()
 if(CXX_LAUNCHER)
   list(APPEND _args -DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_LAUNCHER})
+endif()
+if(TEST_CXX_FLAGS)
+  list(APPEND _args "-DCMAKE_CXX_FLAGS_RELEASE=${TEST_CXX_FLAGS} -DNDEBUG")
 endif()
 if(RUN_CTEST)
   # Outside extensions build warning-free like the library, and may read the
