@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the whole test suite:
-# 1. a Release build of the library, examples, benchmarks and CUDA kernels
+# 1. a Release build of the library, examples and CUDA kernels (not the
+#    benchmarks, which nothing here runs: scripts/bench.sh builds them)
 #    (here as compute_90 PTX only, `90-virtual`: no ptxas, which took a
 #    third of their compile; a GPU's driver compiles the PTX when it loads
 #    it), with the tests that need that build:
@@ -14,7 +15,8 @@
 #    flagship example); the other gtest suites are built and run once, in
 #    stage 2;
 # 2. the whole suite under AddressSanitizer + UBSan (less the checks
-#    named below) + LeakSanitizer, the library built -O1 and the test files
+#    named below) + LeakSanitizer, the library built -Og (a third less
+#    compile time than -O1, the tests ran as fast) and the test files
 #    -O0 (they compile in half the time), with every third item of the long
 #    sweeps (op-database samples through PJRT, the benchmark instances, the
 #    random-program batches: TENFERRO_TEST_STRIDE=3, see
@@ -54,7 +56,7 @@ unity=-DCMAKE_UNITY_BUILD=ON
 echo "== Release build and the tests that need it"
 release_tests='^(test_xla|test_einsum_instances|test_random_programs|test_ad_oracles|test_fft|test_cuda|test_cuda_no_device|test_ising_trg)$'
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTENFERRO_WERROR=ON -DTENFERRO_TEST_CXX_FLAGS=-O1 \
-  -DTENFERRO_CUDA_ARCHITECTURES=90-virtual -DTENFERRO_TESTS="$release_tests" $unity
+  -DTENFERRO_CUDA_ARCHITECTURES=90-virtual -DTENFERRO_TESTS="$release_tests" -DTENFERRO_BUILD_BENCHMARKS=OFF $unity
 cmake --build build -j"$jobs"
 # The fuzzers compile at -O0 (tests/support/fuzz/run_fuzz.sh): half the
 # compile time, for fewer executions in their fixed 20 or 60 seconds.
@@ -68,7 +70,7 @@ echo "== The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 # instead of 85 s (2-core AMD EPYC); TENFERRO_SANITIZE alone keeps them all.
 ubsan_left_out=null,object-size,pointer-overflow,alignment,vptr
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENFERRO_SANITIZE=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DTENFERRO_TEST_CXX_FLAGS=-O0 -DTENFERRO_FFT_AVX2=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-Og -g1" -DTENFERRO_TEST_CXX_FLAGS=-O0 -DTENFERRO_FFT_AVX2=OFF \
   -DTENFERRO_UBSAN_LEAVE_OUT="$ubsan_left_out" \
   -DTENFERRO_BUILD_BENCHMARKS=OFF -DTENFERRO_BUILD_EXAMPLES=OFF \
   -DTENFERRO_SKIP_MODULES="cuda;dist;install;python;standalone" $unity
