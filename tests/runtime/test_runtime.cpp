@@ -116,6 +116,29 @@ TEST(Traced, SeveralOutputsShareWork) {
   EXPECT_NEAR(out[1].item().to<double>(), 2 * (1 + std::exp(1.0)), 1e-15);
 }
 
+// Note [Input order]: the second output reaches more nodes and is lowered
+// first, but the inputs stay in the order the outputs as given meet them,
+// which is the order run_compiled binds a positional list in. (Before the
+// fix the program listed y before x, and this run failed: "input 'y' has
+// dtype f64 but the program declares f32".)
+TEST(Traced, InputOrderFollowsTheOutputsAsGiven) {
+  auto x = TracedTensor::input("x", DType::f64, {Dim(2)});
+  auto y = TracedTensor::input("y", DType::f32, {Dim(2)});
+  auto cheap = x.sum();
+  auto deep = (y.exp() * 2.0f).exp().sum();
+  Program p = GraphCompiler().compile({cheap, deep});
+  ASSERT_EQ(p.inputs.size(), 2u);
+  EXPECT_EQ(p.inputs[0].name, "x");
+  EXPECT_EQ(p.inputs[1].name, "y");
+  CpuBackend backend;
+  auto out = cpu_runtime(backend).run_compiled(
+      p, std::vector<Tensor>{Tensor::from_vec_col_major<double>({2}, {1.0, 2.5}),
+                             Tensor::from_vec_col_major<float>({2}, {0.0f, -1.0f})});
+  EXPECT_EQ(out[0].item().to<double>(), 3.5);
+  const double want = std::exp(2.0) + std::exp(2 * std::exp(-1.0));
+  EXPECT_NEAR(out[1].item().to<double>(), want, 1e-5 * want);
+}
+
 TEST(Traced, BadInputsAreClearErrorsAndTheRuntimeStaysUsable) {
   Dim n("n");
   auto x = TracedTensor::input("x", DType::f64, {n});

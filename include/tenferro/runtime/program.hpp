@@ -55,6 +55,9 @@ struct ProgramInput {
 
 class Program {
  public:
+  /// In the order a depth-first walk of the outputs, as given to compile,
+  /// first meets them, then declared inputs no output reads: the order
+  /// run_compiled binds a positional list in.
   std::vector<ProgramInput> inputs;
   std::vector<std::pair<int, Tensor>> constants;  ///< slot, value
   std::vector<Instruction> code;
