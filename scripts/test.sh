@@ -17,9 +17,9 @@
 # 2. the whole suite under AddressSanitizer + UBSan (less the checks
 #    named below) + LeakSanitizer, the library built -Og (a third less
 #    compile time than -O1, the tests ran as fast) and the test files
-#    -O0 (they compile in half the time), with every third item of the long
+#    -O0 (they compile in half the time), with every sixth item of the long
 #    sweeps (op-database samples through PJRT, the benchmark instances, the
-#    random-program batches: TENFERRO_TEST_STRIDE=3, see
+#    random-program batches: TENFERRO_TEST_STRIDE=6, see
 #    tests/support/test_support.hpp; the Release stage runs all of them),
 #    except what needs the Release build or another tool (CUDA, MPI ranks,
 #    the installed package and its users, the Python package, the
@@ -75,7 +75,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENFERRO_SANITIZE=O
   -DTENFERRO_BUILD_BENCHMARKS=OFF -DTENFERRO_BUILD_EXAMPLES=OFF \
   -DTENFERRO_SKIP_MODULES="cuda;dist;install;python;standalone" $unity
 cmake --build build-asan -j"$jobs"
-TENFERRO_TEST_STRIDE=3 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+TENFERRO_TEST_STRIDE=6 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   LSAN_OPTIONS="suppressions=$PWD/tests/support/lsan.supp" \
   ctest --test-dir build-asan -LE '^fuzz$' --output-on-failure -j"$jobs"
 
