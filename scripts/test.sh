@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the whole test suite:
-# 1. a Release build of the library, examples and CUDA kernels (not the
-#    benchmarks, which nothing here runs: scripts/bench.sh builds them)
-#    (here as compute_90 PTX only, `90-virtual`: no ptxas, which took a
-#    third of their compile; a GPU's driver compiles the PTX when it loads
-#    it), with the tests that need that build:
+# 1. a Release build of the library, examples and CUDA kernels, the
+#    kernels here as compute_90 PTX only (`90-virtual`: no ptxas, which took
+#    a third of their compile; a GPU's driver compiles the PTX when it loads
+#    it), but not the benchmarks, which nothing here runs (scripts/bench.sh
+#    builds them), with the tests that need that build:
 #    the libFuzzer runs (the einsum parser for 60 s, the
 #    .npy/.npz/safetensors parsers for 20 s each and the random-program
 #    checks for 60 s, built with clang++ and reported skipped when its
