@@ -13,6 +13,6 @@ bash scripts/setup_peers.sh
 jobs="${BENCH_BUILD_JOBS:-$(nproc)}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DTENFERRO_SKIP_MODULES=cuda \
   -DTENFERRO_BUILD_BENCHMARKS=ON -DTENFERRO_BUILD_TESTS=OFF >/dev/null
-cmake --build build-bench -j"$jobs" --target bench_peer bench_peer_ad bench_core
+cmake --build build-bench -j"$jobs" --target bench_peer bench_peer_ad bench_core ising_trg
 /usr/bin/python3 bench/peer/report.py --build build-bench "$@"
 echo "report: bench/results/REPORT.md"

@@ -29,6 +29,8 @@ RESULTS = os.path.join(ROOT, "bench", "results")
 TORCH_PY = "/usr/bin/python3"
 JAX_PY = os.path.join(ROOT, ".venv-peers", "bin", "python")
 PEERS = os.path.join(HERE, "peers.py")
+TRG_PEERS = os.path.join(ROOT, "bench", "trg", "peers_trg.py")
+TRG_CHI, TRG_STEPS, TRG_T, TRG_REPEATS = 16, 24, 1.9, 5  # the flagship's defaults, its lowest temperature
 JAX_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 
 
@@ -69,6 +71,17 @@ def run_json(cmd, env, out, threads):
         return json.load(f)
 
 
+def run_stdout_json(cmd, env, threads):
+    """A command that prints one JSON object (examples/ising_trg --time)."""
+    cpus = pinned_cpus(threads)
+    res = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=None, text=True,
+                         preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+    if res.returncode != 0:
+        log(f"FAILED ({res.returncode}): {' '.join(cmd)}")
+        return None
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
 def sh(cmd):
     try:
         return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
@@ -79,7 +92,8 @@ def sh(cmd):
 # ---- collection ----------------------------------------------------------------------------
 
 def collect(args, tmp):
-    data = {"einsum": {}, "linalg": {}, "linalg_ad": {}, "jvp_vjp": {}, "perm": {}, "versions": {}, "paths": {}}
+    data = {"einsum": {}, "linalg": {}, "linalg_ad": {}, "jvp_vjp": {}, "perm": {}, "trg": {}, "versions": {},
+            "paths": {}}
     exe = os.path.join(args.build, "bench", "peer", "bench_peer")
     exe_ad = os.path.join(args.build, "bench", "peer", "bench_peer_ad")
     core = os.path.join(args.build, "bench", "core", "bench_core")
@@ -148,6 +162,18 @@ def collect(args, tmp):
                 kind, pid = b["run_name"].replace("/real_time", "").split("/", 1)
                 perm.setdefault(pid, {})[kind] = b["bytes_per_second"] / 1e9
             data["perm"][t] = perm
+        # the flagship TRG: one temperature with gradient, and with the second derivative
+        if "trg" in args.sections and t == args.threads[0]:  # one thread count: JAX compiles it for minutes
+            log(f"== trg, {t} thread(s)")
+            d = data["trg"].setdefault(t, {})
+            trg = ["--chi", str(TRG_CHI), "--steps", str(TRG_STEPS)]
+            out = run_stdout_json([os.path.join(args.build, "examples", "ising_trg"), "--tmin", str(TRG_T),
+                                   "--time", str(TRG_REPEATS)] + trg, env, t)
+            d["tenferro"] = out
+            for fw, py in (("torch", TORCH_PY), ("jax", JAX_PY)):
+                o = os.path.join(tmp, f"trg_{fw}_{t}.json")
+                d[fw] = run_json([py, TRG_PEERS, "--framework", fw, "--temperature", str(TRG_T), "--repeats",
+                                  str(TRG_REPEATS), "--out", o] + trg, env, o, t)
     return data
 
 
@@ -412,24 +438,47 @@ def write_report(data, args, started, load_start, load_end, elapsed):
         sections.append("\n".join(s))
     # ---- TRG
     s = ["## TRG\n"]
-    trg = os.path.join(RESULTS, "trg.json")
-    if os.path.exists(trg):
-        with open(trg, encoding="utf-8") as f:
-            tj = json.load(f)
-        peers = {k: tj.get(f"{k}_ms") for k in ("torch", "jax") if tj.get(f"{k}_ms") is not None}
-        ours = tj.get("tenferro_ms")
-        best = min(peers, key=peers.get) if peers else None
-        r = peers[best] / ours if best and ours else None
-        s.append("The flagship example (examples/ising_trg), one β point with gradient, from "
-                 "`bench/results/trg.json`.\n")
-        s.append("| chi | tenferro ms | torch ms | jax ms | best peer | ratio |")
-        s.append("|---:|---:|---:|---:|---|---:|")
-        f2 = lambda x: "-" if x is None else f"{x:.1f}"
-        s.append(f"| {tj.get('chi', '-')} | {f2(ours)} | {f2(tj.get('torch_ms'))} | {f2(tj.get('jax_ms'))} | "
-                 f"{best or '-'} | {fmt_ratio(r)} |")
-        summary.append(("TRG (one β with gradient)", "-", 1, r, r, int(r is not None and r >= 1)))
+    if data.get("trg"):
+        s.append(f"The flagship example (examples/ising_trg: chi = {TRG_CHI}, {TRG_STEPS} steps, one temperature "
+                 f"T = {TRG_T}), at the first thread count only (JAX takes minutes to compile the unrolled 24 steps): ln Z / N with its gradient (\"grad\"), and also with its second derivative "
+                 "(\"HVP\", forward over reverse). tenferro: the compiled program (`ising_trg --time "
+                 f"{TRG_REPEATS}`); torch: eager autograd with torch.linalg.svd and the rank chosen per step "
+                 "(double backward for the second derivative); jax: jax.jit of value_and_grad and of jvp of grad, "
+                 "with the per-step ranks fixed to the ones the eager rule picks at this temperature (JAX needs "
+                 "static shapes). Median of "
+                 f"{TRG_REPEATS} calls after a warm-up (JAX: after compiling). E = -d lnZ/d beta and "
+                 "C = beta^2 d2 lnZ/d beta2 are each framework's own derivatives (\"nan\": its SVD derivative "
+                 "broke down).\n")
+        s.append("| threads | derivative | tenferro ms | torch ms | jax ms | best peer | ratio |")
+        s.append("|---:|---|---:|---:|---:|---|---:|")
+        vals = []
+        for t in sorted(data["trg"]):
+            row = data["trg"][t]
+            for key, label in (("grad_ms", "grad"), ("hvp_ms", "HVP")):
+                ours = (row.get("tenferro") or {}).get(key)
+                peers = {fw: (row.get(fw) or {}).get(key) for fw in ("torch", "jax")}
+                peers = {k: v for k, v in peers.items() if v is not None}
+                best = min(peers, key=peers.get) if peers else None
+                r = peers[best] / ours if best and ours else None
+                f1 = lambda x: "-" if x is None else f"{x:.1f}"
+                s.append(f"| {t} | {label} | {f1(ours)} | {f1(peers.get('torch'))} | {f1(peers.get('jax'))} | "
+                         f"{best or '-'} | {fmt_ratio(r)} |")
+                summary.append((f"TRG ({label})", t, 1, r, r, int(r is not None and r >= 1)))
+            if t == min(data["trg"]):
+                for fw in ("tenferro", "torch", "jax"):
+                    v = row.get(fw) or {}
+                    g = lambda k: "nan" if v.get(k) is None else f"{v[k]:.12g}"
+                    vals.append(f"| {fw} | {g('lnZ')} | {g('E')} | {g('C')} |")
+        s.append("\nValues (the exact row: Onsager's solution of the infinite lattice, which the TRG "
+                 "approximates):\n")
+        s.append("| framework | ln Z / N | E | C |")
+        s.append("|---|---:|---:|---:|")
+        s.extend(vals)
+        ex = (data["trg"][min(data["trg"])].get("tenferro") or {})
+        if ex.get("lnZ_exact") is not None:
+            s.append(f"| exact | {ex['lnZ_exact']:.12g} | {ex['E_exact']:.12g} | {ex['C_exact']:.12g} |")
     else:
-        s.append("not measured (no `bench/results/trg.json`).")
+        s.append("not measured (run with `--sections` including `trg`).")
     s.append("")
     sections.append("\n".join(s))
 
@@ -463,7 +512,7 @@ def main():
     ap.add_argument("--linalg-budget", type=float, default=0.5, help="the same for linalg cases")
     ap.add_argument("--cap", type=float, default=8.0, help="interrupt a peer's warm-up after this many seconds")
     ap.add_argument("--perm-min-time", default="0.2")
-    ap.add_argument("--sections", default="einsum,linalg,linalg_ad,jvp_vjp,perm")
+    ap.add_argument("--sections", default="einsum,linalg,linalg_ad,jvp_vjp,perm,trg")
     ap.add_argument("--threads", default="1,2", help="thread counts, e.g. 1 or 1,2")
     ap.add_argument("--results", default=RESULTS,
                     help="folder of REPORT.md, raw.json and the charts (another one for a partial run)")
@@ -476,7 +525,7 @@ def main():
     if args.from_raw:
         with open(args.from_raw, encoding="utf-8") as f:
             data = json.load(f)
-        for sec in ("einsum", "linalg", "linalg_ad", "jvp_vjp", "perm"):
+        for sec in ("einsum", "linalg", "linalg_ad", "jvp_vjp", "perm", "trg"):
             data[sec] = {int(t): d for t, d in data.get(sec, {}).items()}
         m = data.pop("meta")
         for k in ("budget", "linalg_budget", "cap", "perm_min_time"):
