@@ -7,7 +7,7 @@
 // differentiated with grad, compiled once (GraphCompiler) into one program
 // with outputs {f(a), grad f(a)}; the timed call is Runtime::run_compiled.
 //
-// --mode=jvp_vjp (the report's "AD: JVP and VJP" section): for svd (sum of
+// --mode=jvp_vjp (the report's "AD: JVP and VJP" section): for svdvals (sum of
 // the singular values), qr (sum(q) + sum(r)), eigh (sum of the
 // eigenvalues), lu (sum(l) + sum(u)), solve (sum(solve(a, b)), one
 // right-hand side) and lstsq (sum of the solution of a tall 2n x n problem,
@@ -50,7 +50,7 @@ TracedTensor objective(const std::string& op, const TracedTensor& a, const Trace
 // ---- --mode=jvp_vjp --------------------------------------------------------------------
 
 TracedTensor ad_objective(const std::string& op, const TracedTensor& a, const TracedTensor& b) {
-  if (op == "svd") return linalg::svd(a).s.sum();
+  if (op == "svd") return linalg::svdvals(a).sum();  // as the peers: svdvals
   if (op == "qr") {
     auto [q, r] = linalg::qr(a);
     return q.sum() + r.sum();
