@@ -330,7 +330,12 @@ Declaration declare_svd() {
 
 Declaration declare_svdvals() {
   FamilyOp op = define_family_op<NoFamilyAttrs>(
-      {.name = kSvdvals, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      {.name = kSvdvals,
+       .num_inputs = 1,
+       .num_outputs = 1,
+       .ad = AdKind::nonlinear,
+       .projection_of = kSvd,  // S of the SVD (Note [Output projections]): one kernel in AD programs
+       .projection_outputs = {1}},
       [](const NoFamilyAttrs& a, auto in) { return infer_svdvals(a, in); }, svdvals_rules());
   return {std::move(op), typed_kernel<NoFamilyAttrs>([](const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
     return std::vector<Tensor>{singular_values(kSvdvals, in[0], be)};

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <string_view>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -294,20 +297,69 @@ Program common_subexpression_elimination(Program p) {
   // their ranks different symbols; merging them renames the duplicate's
   // symbols to the kept instruction's in everything that follows.
   std::map<std::string, std::string, std::less<>> renames;
-  for (Instruction& ins : p.code) {
-    for (int& s : ins.inputs) s = to[static_cast<std::size_t>(s)];
-    if (!renames.empty()) {
-      if (ins.kind == Instruction::Kind::primitive) ins.attrs = rename_symbols(ins.attrs, renames);
-      for (int o : ins.outputs)
-        for (Dim& d : p.slot_meta[static_cast<std::size_t>(o)].shape) d = d.renamed(renames);
-    }
+  // Note [Output projections] (tenferro/ops/family.hpp): the instructions a
+  // projecting family op may read its outputs from, by (op name, operands).
+  auto operands_key = [](std::string_view name, const std::vector<int>& in) {
+    std::string k(name);
+    for (int s : in) k += "|" + std::to_string(s);
+    return k;
+  };
+  std::unordered_map<std::string, std::size_t> providers;
+  for (std::size_t i = 0; i < p.code.size(); ++i)
+    if (p.code[i].kind == Instruction::Kind::family)
+      providers.emplace(operands_key(p.code[i].name(), p.code[i].inputs), i);
+  auto key_of = [](const Instruction& ins) {
     std::ostringstream key;
     key << static_cast<int>(ins.kind) << "|" << ins.name() << "|";
     if (ins.kind == Instruction::Kind::primitive) key << ins.attrs;
     if (ins.kind == Instruction::Kind::family) key << static_cast<const void*>(ins.family) << ins.family_attrs;
     for (int s : ins.inputs) key << "|" << s;
-    auto [it, fresh] = seen.emplace(key.str(), code.size());
+    return key.str();
+  };
+  std::unordered_map<std::string, std::size_t> emitted;  // family ops kept in `code`, by (name, operands)
+  for (std::size_t i = 0; i < p.code.size(); ++i) {
+    Instruction& ins = p.code[i];
+    const std::vector<int> raw = ins.inputs;
+    for (int& s : ins.inputs) s = to[static_cast<std::size_t>(s)];
+    if (ins.kind == Instruction::Kind::family && ins.family != nullptr && !ins.family->projection_of.empty()) {
+      // The provider already kept, or a later one moved up to here (its
+      // operands, compared before renaming, are this op's).
+      std::optional<std::size_t> at;
+      if (auto e = emitted.find(operands_key(ins.family->projection_of, ins.inputs)); e != emitted.end()) {
+        at = e->second;
+      } else if (auto pr = providers.find(operands_key(ins.family->projection_of, raw));
+                 pr != providers.end() && pr->second > i) {
+        Instruction provider = p.code[pr->second];
+        for (int& s : provider.inputs) s = to[static_cast<std::size_t>(s)];
+        auto [it, fresh] = seen.emplace(key_of(provider), code.size());
+        if (fresh) {
+          emitted.emplace(operands_key(provider.name(), provider.inputs), code.size());
+          code.push_back(std::move(provider));
+        }
+        at = it->second;
+      }
+      bool same_meta = at.has_value();
+      for (std::size_t k = 0; k < ins.outputs.size() && same_meta; ++k) {
+        const std::size_t j = static_cast<std::size_t>(ins.family->projection_outputs.at(k));
+        same_meta = j < code[*at].outputs.size() &&
+                    p.slot_meta[static_cast<std::size_t>(ins.outputs[k])] ==
+                        p.slot_meta[static_cast<std::size_t>(code[*at].outputs[j])];
+      }
+      if (same_meta) {
+        for (std::size_t k = 0; k < ins.outputs.size(); ++k)
+          to[static_cast<std::size_t>(ins.outputs[k])] =
+              code[*at].outputs[static_cast<std::size_t>(ins.family->projection_outputs[k])];
+        continue;
+      }
+    }
+    if (!renames.empty()) {
+      if (ins.kind == Instruction::Kind::primitive) ins.attrs = rename_symbols(ins.attrs, renames);
+      for (int o : ins.outputs)
+        for (Dim& d : p.slot_meta[static_cast<std::size_t>(o)].shape) d = d.renamed(renames);
+    }
+    auto [it, fresh] = seen.emplace(key_of(ins), code.size());
     if (fresh) {
+      if (ins.kind == Instruction::Kind::family) emitted.emplace(operands_key(ins.name(), ins.inputs), code.size());
       code.push_back(std::move(ins));
       continue;
     }

@@ -5,6 +5,7 @@
 // TRG case); svd_truncated in compiled programs whose sizes and ranks change.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <functional>
@@ -629,6 +630,47 @@ TEST(LinalgAdTraced, GradThroughSvdTruncatedCompiledOnce) {
     }
     EXPECT_LE(err / std::max(scale, 1e-12), 1e-6) << "n = " << n;
   }
+}
+
+// Note [Output projections]: the values and their JVP (whose rule takes the
+// full SVD) compile to one SVD kernel, and give what the program without CSE
+// gives; a program of the values alone keeps its values-only kernel.
+TEST(LinalgAdTraced, SvdvalsShareTheRuleSvdInCompiledPrograms) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim(5), Dim(3)});
+  auto t = TracedTensor::input("t", DType::f64, {Dim(5), Dim(3)});
+  auto y = la::svdvals(a).exp().sum();
+  auto dy = jvp(y, a, t);
+  auto ct = vjp(y, a, TracedTensor::constant(Tensor::full({}, Scalar(1.0), DType::f64)));
+  auto count = [](const Program& p, std::string_view name) {
+    return std::count_if(p.code.begin(), p.code.end(), [&](const Instruction& i) { return i.name() == name; });
+  };
+  Program values = GraphCompiler().compile(y);
+  EXPECT_EQ(count(values, "linalg.svdvals"), 1);
+  EXPECT_EQ(count(values, "linalg.svd"), 0);
+  Program merged = GraphCompiler().compile({y, dy, ct});
+  EXPECT_EQ(count(merged, "linalg.svdvals"), 0) << merged.to_text();
+  EXPECT_EQ(count(merged, "linalg.svd"), 1) << merged.to_text();
+  CompileOptions no_cse;
+  no_cse.cse = false;
+  Program plain = GraphCompiler(no_cse).compile({y, dy, ct});
+  EXPECT_EQ(count(plain, "linalg.svdvals"), 1);
+  auto rt = linalg_runtime();
+  Tensor av = rnd({5, 3}, DType::f64, 31), tv = rnd({5, 3}, DType::f64, 32);
+  auto got = rt.run_compiled(merged, {{"a", av}, {"t", tv}});
+  auto want = rt.run_compiled(plain, {{"a", av}, {"t", tv}});
+  ASSERT_EQ(got.size(), 3u);
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].shape(), want[k].shape());
+    for (const DimVec& idx : all_indices(got[k].shape()))
+      EXPECT_NEAR(value_at(got[k], idx).real(), value_at(want[k], idx).real(),
+                  1e-12 * (1 + std::abs(value_at(want[k], idx).real())))
+          << "output " << k;
+  }
+  // Independent of both: y by the definition, from an eager SVD.
+  Tensor s = la::svdvals(av, cpu());
+  double ys = 0;
+  for (std::int64_t i = 0; i < 3; ++i) ys += std::exp(value_at(s, {i}).real());
+  EXPECT_NEAR(value_at(got[0], {}).real(), ys, 1e-12 * ys);
 }
 
 TEST(LinalgAdTraced, HvpThroughSvdOnDegenerateSpectrum) {

@@ -183,6 +183,15 @@ struct FamilyOp {
   LowerFn lower{};
   /// Differentiability, checked against the rules when the family is built.
   AdKind ad = AdKind::none;
+  /// Note [Output projections]: when this op's outputs are outputs of
+  /// another op of the family on the same operands, whatever that op's
+  /// attributes (`linalg.svdvals` is `linalg.svd`'s S), `projection_of`
+  /// names that op and `projection_outputs[k]` is its output for output k.
+  /// A compiled program that computes both (the values, and the full
+  /// decomposition inside their derivative rule) then runs one kernel: CSE
+  /// moves the other op up to this one and reads the outputs from it.
+  std::string projection_of{};
+  std::vector<int> projection_outputs{};
   /// The family this op belongs to (set by `OpFamily`; null for an op
   /// outside any family), whose kernels `call_family` registers on first use.
   const OpFamily* family = nullptr;
@@ -202,6 +211,8 @@ struct FamilyOpSpec {
   int num_inputs = 1;    ///< -1 for variadic
   int num_outputs = 1;
   AdKind ad = AdKind::none;  ///< none, nonlinear (needs jvp), linear (jvp and transpose)
+  std::string projection_of{};         ///< see FamilyOp::projection_of
+  std::vector<int> projection_outputs{};
 };
 
 /// The rules of a family op over its typed attribute struct `A`.
@@ -247,6 +258,8 @@ FamilyOp define_family_op(FamilyOpSpec spec, Infer infer, FamilyRules<A> rules =
   op.num_inputs = spec.num_inputs;
   op.num_outputs = spec.num_outputs;
   op.ad = spec.ad;
+  op.projection_of = std::move(spec.projection_of);
+  op.projection_outputs = std::move(spec.projection_outputs);
   op.infer = [infer](const FamilyAttrs& a, std::span<const TensorMeta> in) {
     return infer(a.as<A>(), in);
   };
