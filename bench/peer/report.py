@@ -163,7 +163,7 @@ def collect(args, tmp):
                 perm.setdefault(pid, {})[kind] = b["bytes_per_second"] / 1e9
             data["perm"][t] = perm
         # the flagship TRG: one temperature with gradient, and with the second derivative
-        if "trg" in args.sections and t == args.threads[0]:  # one thread count: JAX compiles it for minutes
+        if "trg" in args.sections and t == args.threads[0]:  # the first thread count: one temperature point
             log(f"== trg, {t} thread(s)")
             d = data["trg"].setdefault(t, {})
             trg = ["--chi", str(TRG_CHI), "--steps", str(TRG_STEPS)]
@@ -440,7 +440,7 @@ def write_report(data, args, started, load_start, load_end, elapsed):
     s = ["## TRG\n"]
     if data.get("trg"):
         s.append(f"The flagship example (examples/ising_trg: chi = {TRG_CHI}, {TRG_STEPS} steps, one temperature "
-                 f"T = {TRG_T}), at the first thread count only (JAX takes minutes to compile the unrolled 24 steps): ln Z / N with its gradient (\"grad\"), and also with its second derivative "
+                 f"T = {TRG_T}), at the first thread count only: ln Z / N with its gradient (\"grad\"), and also with its second derivative "
                  "(\"HVP\", forward over reverse). tenferro: the compiled program (`ising_trg --time "
                  f"{TRG_REPEATS}`); torch: eager autograd with torch.linalg.svd and the rank chosen per step "
                  "(double backward for the second derivative); jax: jax.jit of value_and_grad and of jvp of grad, "

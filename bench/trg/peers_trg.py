@@ -51,28 +51,20 @@ def rank_for(s, chi):
 
 def numpy_ranks(beta, chi, steps):
     """The per-step ranks of the eager algorithm at this beta (for JAX's static shapes)."""
+    import functools
+    import types
     import numpy as np
-    w = site_weights(np, np.float64(beta))
-    t = np.einsum("si,sj,sk,sl->ijkl", w, w, w, w)
-    t = t / np.linalg.norm(t)
-    ranks = []
-    for _ in range(steps):
-        d = t.shape[0]
-        sa = np.linalg.svd(t.reshape(d * d, d * d), compute_uv=False)
-        sb = np.linalg.svd(t.transpose(1, 2, 3, 0).reshape(d * d, d * d), compute_uv=False)
-        ra, rb = rank_for(sa, chi), rank_for(sb, chi)
-        ranks.append((ra, rb))
-        ua, sa_, va = np.linalg.svd(t.reshape(d * d, d * d), full_matrices=False)
-        ub, sb_, vb = np.linalg.svd(t.transpose(1, 2, 3, 0).reshape(d * d, d * d), full_matrices=False)
-        al, ar = (ua[:, :ra] * np.sqrt(sa_[:ra])).reshape(d, d, ra), (np.sqrt(sa_[:ra])[:, None] * va[:ra]).reshape(ra, d, d)
-        bl, br = (ub[:, :rb] * np.sqrt(sb_[:rb])).reshape(d, d, rb), (np.sqrt(sb_[:rb])[:, None] * vb[:rb]).reshape(rb, d, d)
-        t = np.einsum("eap,abq,sbc,tce->ptsq", bl, al, br, ar)
-        t = t / np.linalg.norm(t)
-    return ranks
+    # NumPy's einsum contracts four operands in one loop nest unless asked to pair them.
+    xp = types.SimpleNamespace(**{n: getattr(np, n) for n in ("sqrt", "cosh", "sinh", "stack", "sum", "log", "transpose")},
+                               einsum=functools.partial(np.einsum, optimize=True))
+    chosen = []
+    log_z(xp, lambda m: np.linalg.svd(m, full_matrices=False), np.float64(beta), chi, steps, chosen=chosen)
+    return list(zip(chosen[0::2], chosen[1::2]))
 
 
-def log_z(xp, linalg_svd, beta, chi, steps, ranks=None):
-    """ln Z / N; `ranks` fixes the rank of every split (JAX), else it is chosen from the values."""
+def log_z(xp, linalg_svd, beta, chi, steps, ranks=None, chosen=None):
+    """ln Z / N; `ranks` fixes the rank of every split (JAX), else it is chosen from the values
+    (and appended to `chosen`, two per step, when given)."""
     w = site_weights(xp, beta)
     t = xp.einsum("si,sj,sk,sl->ijkl", w, w, w, w)
     g = xp.sqrt(xp.sum(t * t))
@@ -84,6 +76,8 @@ def log_z(xp, linalg_svd, beta, chi, steps, ranks=None):
         u, s, vh = linalg_svd(m)
         if r is None:
             r = rank_for(s.detach() if hasattr(s, "detach") else s, chi)
+            if chosen is not None:
+                chosen.append(r)
         root = xp.sqrt(s[:r])
         return (u[:, :r] * root).reshape(d, d, r), (root[:, None] * vh[:r]).reshape(r, d, d)
 
