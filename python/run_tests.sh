@@ -9,7 +9,9 @@
 # made by scripts/setup_python.sh (called by scripts/setup.sh); without it
 # this exits 77 (CTest: skipped). Environment: PYTHON (interpreter, default
 # .venv-py/bin/python), TENFERRO_PY_BUILD_DIR (scikit-build-core's build
-# directory, default build-python/test), JOBS (parallel compile jobs, 2).
+# directory, default build-python/test), JOBS (parallel compile jobs, 2),
+# TENFERRO_PY_CXX_FLAGS (optimisation flags of the extension's compile in
+# place of Release's -O3: the suite passes its test files' flags, -O1).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 py="${PYTHON:-$root/.venv-py/bin/python}"
@@ -31,6 +33,9 @@ if [ -n "$prefix" ]; then
     exit 1
   fi
   args+=(--config-settings "cmake.define.tenferro_DIR=$config")
+fi
+if [ -n "${TENFERRO_PY_CXX_FLAGS:-}" ]; then
+  args+=(--config-settings "cmake.define.CMAKE_CXX_FLAGS_RELEASE=$TENFERRO_PY_CXX_FLAGS -DNDEBUG")
 fi
 if command -v ccache > /dev/null 2>&1; then
   # A cache of its own inside the build tree unless the caller set one.

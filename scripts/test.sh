@@ -5,8 +5,8 @@
 #    a third of their compile; a GPU's driver compiles the PTX when it loads
 #    it), but not the benchmarks, which nothing here runs (scripts/bench.sh
 #    builds them), with the tests that need that build:
-#    the libFuzzer runs (the einsum parser for 60 s, the
-#    .npy/.npz/safetensors parsers for 20 s each and the random-program
+#    the libFuzzer runs (the einsum parser for 30 s, the
+#    .npy/.npz/safetensors parsers for 10 s each and the random-program
 #    checks for 60 s, built with clang++ and reported skipped when its
 #    libFuzzer runtime is missing), the install, outside-extension, Python,
 #    MPI and clone-without-shared tests, and of the gtest suites only those
@@ -59,7 +59,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTENFERRO_WERROR=ON -DTENFERRO_T
   -DTENFERRO_CUDA_ARCHITECTURES=90-virtual -DTENFERRO_TESTS="$release_tests" -DTENFERRO_BUILD_BENCHMARKS=OFF $unity
 cmake --build build -j"$jobs"
 # The fuzzers compile at -O0 (tests/support/fuzz/run_fuzz.sh): half the
-# compile time, for fewer executions in their fixed 20 or 60 seconds.
+# compile time, for fewer executions in their fixed 10, 30 or 60 seconds.
 TENFERRO_FUZZ_CXX_FLAGS="-gline-tables-only -O0" ctest --test-dir build --output-on-failure -j"$jobs"
 
 echo "== The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer"
