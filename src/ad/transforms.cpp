@@ -127,8 +127,29 @@ std::vector<Value> linearize(std::span<const Value> outputs, std::span<const Val
       return n.inputs;
     });
   }
+  // Note [Operands without tangents] (tenferro/ops/family.hpp): the nodes
+  // whose tangents something needs, from the outputs back, not through an
+  // operand whose tangent its op's rules never read.
+  std::set<const Node*> needed;
+  for (const Value& y : outputs) needed.insert(y.node.get());
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Node& n = **it;
+    if (!needed.count(&n)) continue;
+    const std::vector<Value>* ins = &n.inputs;
+    if (regions != nullptr && !regions->empty()) {
+      auto r = regions->by_output_node.find(&n);
+      if (r != regions->by_output_node.end()) ins = &r->second->free;
+    }
+    for (std::size_t i = 0; i < ins->size(); ++i) {
+      const bool skip = n.kind == NodeKind::family && ins == &n.inputs && n.family != nullptr &&
+                        std::count(n.family->nondiff_inputs.begin(), n.family->nondiff_inputs.end(),
+                                   static_cast<int>(i)) > 0;
+      if (!skip) needed.insert((*ins)[i].node.get());
+    }
+  }
   for (const auto& node : order) {
     if (node->kind == NodeKind::input || node->kind == NodeKind::constant) continue;
+    if (!needed.count(node.get())) continue;
     if (regions != nullptr && !regions->empty()) {
       auto it = regions->by_output_node.find(node.get());
       if (it != regions->by_output_node.end()) {

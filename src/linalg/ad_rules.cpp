@@ -195,6 +195,15 @@ std::vector<Value> svd_truncated_jvp(const SvdTruncatedOptions& attrs, std::span
   if (!t[0].defined()) return none(3);
   const Value& a = in[0];
   const Value &u_r = out[0], &s_r = out[1], &vh_r = out[2];
+  // Values zeroed for a batch member's own rank are constants.
+  Value kept = convert(compare(s_r, zeros_like(s_r), Dir::GT), s_r.dtype());
+  if (attrs.max_rank < 0) {
+    // Truncated by rtol alone, the outputs are the full thin SVD the rule
+    // needs (the traced svd_truncated with a rank limit is this op followed
+    // by linalg.svd_rank_limit: Note [Rank limit after the SVD] in traced.cpp).
+    SvdTangent g = svd_tangent(t[0], u_r, s_r, vh_r, false);
+    return {g.du, mul(g.ds, kept), g.dvh};
+  }
   auto f = svd_truncated(a, {.max_rank = -1, .rtol = attrs.rtol});
   const Dim r = s_r.shape()[0];
   const Dim k = f.s.shape()[0];
@@ -205,10 +214,19 @@ std::vector<Value> svd_truncated_jvp(const SvdTruncatedOptions& attrs, std::span
   Value s = concatenate({s_r, slice_axis(f.s, 0, r, k)}, 0);
   Value vh = concatenate({vh_r, slice_axis(f.vh, 0, r, k)}, 0);
   SvdTangent g = svd_tangent(t[0], u, s, vh, false);
-  // Values zeroed for a batch member's own rank are constants.
-  Value kept = convert(compare(s_r, zeros_like(s_r), Dir::GT), s_r.dtype());
   return {slice_axis(g.du, 1, Dim(0), r), mul(slice_axis(g.ds, 0, Dim(0), r), kept),
           slice_axis(g.dvh, 0, Dim(0), r)};
+}
+
+// The kept triplets are a prefix of the operands: the tangents are the same prefix.
+std::vector<Value> svd_rank_limit_jvp(const RankLimit&, std::span<const Value>, std::span<const Value> out,
+                                      std::span<const Value> t) {
+  const Dim r = out[1].shape()[0];
+  const std::int64_t axes[3] = {1, 0, 0};  // the rank axis of u, s, vh
+  std::vector<Value> d(3);
+  for (std::size_t i = 0; i < 3; ++i)
+    if (t[i].defined()) d[i] = slice_axis(t[i], axes[i], Dim(0), r);
+  return d;
 }
 
 // ---- eigh -------------------------------------------------------------------------------
@@ -264,6 +282,33 @@ std::vector<Value> solve_transpose(const NoFamilyAttrs&, std::span<const Value> 
   TF_CHECK(!linear[0], InternalError, "linalg.solve", "is not linear in a");
   if (!ct[0].defined()) return none(2);
   return {Value{}, solve(adj(in[0]), ct[0])};
+}
+
+// Note [Solves that keep the factors] (lu.cpp): x = op(a)^-1 b; the
+// factors' tangents are never read (the derivative goes through a).
+Value op_of(const Value& x, Transpose trans) {
+  return trans == Transpose::none ? x : trans == Transpose::transpose ? mT(x) : adj(x);
+}
+
+std::vector<Value> solve_factored_jvp(const Transpose& trans, std::span<const Value> in,
+                                      std::span<const Value> out, std::span<const Value> t) {
+  if (!t[0].defined() && !t[3].defined()) return none(1);
+  Value rhs = t[3];
+  if (t[0].defined()) rhs = minus(rhs, matmul(op_of(t[0], trans), out[0]));
+  return {detail::solve_factored(in[0], in[1], in[2], rhs, trans)};
+}
+
+// Linear in b: ct_b = op(a)^-H ct; for op = transpose, (a^T)^-H = conj(a)^-1,
+// and conj(a)^-1 c = conj(a^-1 conj(c)).
+std::vector<Value> solve_factored_transpose(const Transpose& trans, std::span<const Value> in,
+                                            std::span<const bool> linear, std::span<const Value> ct) {
+  TF_CHECK(!linear[0], InternalError, "linalg.solve_factored", "is not linear in a");
+  if (!ct[0].defined()) return none(4);
+  Value x = trans == Transpose::transpose
+                ? conj(detail::solve_factored(in[0], in[1], in[2], conj(ct[0]), Transpose::none))
+                : detail::solve_factored(in[0], in[1], in[2], ct[0],
+                                         trans == Transpose::none ? Transpose::adjoint : Transpose::none);
+  return {Value{}, Value{}, Value{}, x};
 }
 
 std::vector<Value> triangular_solve_jvp(const TriangularSolveOptions& o, std::span<const Value> in,
@@ -821,11 +866,15 @@ FamilyRules<CondAttrs> cond_rules() { return {.jvp = cond_jvp}; }
 FamilyRules<SvdAttrs> svd_rules() { return {.jvp = svd_jvp}; }
 FamilyRules<NoFamilyAttrs> svdvals_rules() { return {.jvp = svdvals_jvp}; }
 FamilyRules<SvdTruncatedOptions> svd_truncated_rules() { return {.jvp = svd_truncated_jvp}; }
+FamilyRules<RankLimit> svd_rank_limit_rules() { return {.jvp = svd_rank_limit_jvp}; }
 FamilyRules<RankTolerance> pinv_rules() { return {.jvp = pinv_jvp}; }
 FamilyRules<QrMode> qr_rules() { return {.jvp = qr_jvp}; }
 FamilyRules<LuOptions> lu_rules() { return {.jvp = lu_jvp}; }
 FamilyRules<Transpose> lu_solve_rules() { return {.jvp = lu_solve_jvp, .transpose = lu_solve_transpose}; }
 FamilyRules<NoFamilyAttrs> solve_rules() { return {.jvp = solve_jvp, .transpose = solve_transpose}; }
+FamilyRules<Transpose> solve_factored_rules() {
+  return {.jvp = solve_factored_jvp, .transpose = solve_factored_transpose};
+}
 FamilyRules<NoFamilyAttrs> inv_rules() { return {.jvp = inv_jvp}; }
 FamilyRules<NoFamilyAttrs> det_rules() { return {.jvp = det_jvp}; }
 FamilyRules<NoFamilyAttrs> slogdet_rules() { return {.jvp = slogdet_jvp}; }

@@ -24,6 +24,7 @@ std::ostream& operator<<(std::ostream& os, const SvdAttrs& a) {
 std::ostream& operator<<(std::ostream& os, const SvdTruncatedOptions& o) {
   return os << "max_rank=" << o.max_rank << " rtol=" << o.rtol;
 }
+std::ostream& operator<<(std::ostream& os, const RankLimit& o) { return os << "max_rank=" << o.max_rank; }
 std::ostream& operator<<(std::ostream& os, QrMode m) {
   return os << "mode=" << (m == QrMode::reduced ? "reduced" : m == QrMode::complete ? "complete" : "r");
 }

@@ -5,6 +5,7 @@
 
 #if TENFERRO_LINALG_WITH_CUDA
 #include "tenferro/cuda/functions.hpp"
+#include "tenferro/ops/primitives.hpp"
 #endif
 
 namespace tenferro::linalg::detail {
@@ -67,6 +68,15 @@ void register_cuda_kernels(const OpFamily& f, KernelRegistry& r) {
   });
   add<NoFamilyAttrs>(f, r, OpIndex::solve,
                      [](const NoFamilyAttrs&, In in, CudaBackend& be) { return V{cuda::solve(in[0], in[1], be)}; });
+  // Note [Solves that keep the factors] (lu.cpp): getrs on given factors is
+  // not wrapped for CUDA yet, so this kernel factors a again (right values,
+  // without the saving). (a^H)^-1 b = conj((a^T)^-1 conj(b)).
+  add<Transpose>(f, r, OpIndex::solve_factored, [](const Transpose& t, In in, CudaBackend& be) {
+    const Tensor& a = in[0];
+    if (t == Transpose::none) return V{cuda::solve(a, in[3], be)};
+    if (t == Transpose::transpose || !is_complex(a.dtype())) return V{cuda::solve(a.transpose(), in[3], be)};
+    return V{ops::conj(cuda::solve(a.transpose(), ops::conj(in[3], be), be), be)};
+  });
 }
 #else
 void register_cuda_kernels(const OpFamily&, KernelRegistry&) {}

@@ -1,4 +1,5 @@
-// The LU-based ops: linalg.lu, lu_factor, lu_solve, solve, inv, det, slogdet.
+// The LU-based ops: linalg.lu, lu_factor, lu_solve, solve, solve_factored, inv, det,
+// slogdet.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -16,6 +17,7 @@ constexpr const char* kLu = "linalg.lu";
 constexpr const char* kLuFactor = "linalg.lu_factor";
 constexpr const char* kLuSolve = "linalg.lu_solve";
 constexpr const char* kSolve = "linalg.solve";
+constexpr const char* kSolveFactored = "linalg.solve_factored";
 constexpr const char* kInv = "linalg.inv";
 constexpr const char* kDet = "linalg.det";
 constexpr const char* kSlogdet = "linalg.slogdet";
@@ -161,19 +163,24 @@ char trans_char(const char* op, Transpose t) {
   TF_THROW(ValueError, op, "trans must be none, transpose or adjoint, got ", static_cast<int>(t));
 }
 
+// The checks of lu_solve's operands (lu [n, n], pivots i64 [n], b), for op `op`.
 template <class D>
-std::vector<BasicTensorMeta<D>> infer_lu_solve(const Transpose& attrs, std::span<const BasicTensorMeta<D>> in) {
-  BasicMatrixShape<D> ls = matrix_shape(kLuSolve, in[0], "lu");
-  require_square(kLuSolve, in[0], "lu");
-  const BasicTensorMeta<D>& piv = in[1];
-  TF_CHECK(piv.dtype == DType::i64, DTypeError, kLuSolve, "pivots must be i64, got ", piv.dtype);
+void check_lu_solve(const char* op, const Transpose& attrs, const BasicTensorMeta<D>& lu,
+                    const BasicTensorMeta<D>& piv, const BasicTensorMeta<D>& b) {
+  BasicMatrixShape<D> ls = matrix_shape(op, lu, "lu");
+  require_square(op, lu, "lu");
+  TF_CHECK(piv.dtype == DType::i64, DTypeError, op, "pivots must be i64, got ", piv.dtype);
   const ExtentList<D> want = with_batch<D>({ls.rows}, ls.batch);
   bool same = piv.shape.size() == want.size();
   for (std::size_t i = 0; same && i < want.size(); ++i) same = !differs(piv.shape[i], want[i]);
-  TF_CHECK(same, ShapeError, kLuSolve, "pivots ", piv.shape, " must have shape ", want, " to match lu ",
-           in[0].shape);
-  rhs_shape(kLuSolve, in[0], ls, in[2], "lu", "b", ls.rows);
-  trans_char(kLuSolve, attrs);
+  TF_CHECK(same, ShapeError, op, "pivots ", piv.shape, " must have shape ", want, " to match lu ", lu.shape);
+  rhs_shape(op, lu, ls, b, "lu", "b", ls.rows);
+  trans_char(op, attrs);
+}
+
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_lu_solve(const Transpose& attrs, std::span<const BasicTensorMeta<D>> in) {
+  check_lu_solve(kLuSolve, attrs, in[0], in[1], in[2]);
   return {in[2]};
 }
 
@@ -199,8 +206,8 @@ void check_u_diagonal(const char* op, const Tensor& lu, const char* name, const 
 }
 
 template <class T>
-Tensor lu_solve_typed(const Tensor& lu, const Tensor& piv, const Tensor& b_in, char trans,
-                      Backend& be) {
+Tensor lu_solve_typed(const char* op, const Tensor& lu, const char* lu_name, const Tensor& piv,
+                      const Tensor& b_in, char trans, Backend& be) {
   const bool vector = b_in.ndim() == 1;
   const Tensor bm = vector ? b_in.expand_dims(1) : b_in;
   const MatrixBatch lb = matrix_batch(lu), rb = matrix_batch(bm);
@@ -212,17 +219,17 @@ Tensor lu_solve_typed(const Tensor& lu, const Tensor& piv, const Tensor& b_in, c
   for (std::int64_t b = 0; b < count; ++b)
     for (std::int64_t i = 0; i < n; ++i) {
       std::int64_t v = pbase[pb.offsets[static_cast<std::size_t>(b)] + i * pb.rs];
-      TF_CHECK(v >= i && v < n, ValueError, kLuSolve, "pivots[", i, "] = ", v, " of ",
-               matrix_position(lu, "lu", b), " must lie in [", i, ", ", n,
+      TF_CHECK(v >= i && v < n, ValueError, op, "pivots[", i, "] = ", v, " of ",
+               matrix_position(lu, lu_name, b), " must lie in [", i, ", ", n,
                ") (0-based row interchanges as returned by lu_factor)");
     }
-  check_finite(kLuSolve, lu, "lu");
-  check_finite(kLuSolve, b_in, "b");
-  check_u_diagonal<T>(kLuSolve, lu, "lu", lb, "U");
+  check_finite(op, lu, lu_name);
+  check_finite(op, b_in, "b");
+  check_u_diagonal<T>(op, lu, lu_name, lb, "U");
   Tensor x = be.empty(b_in.dtype(), bm.shape());
   const InPlaceLayout layout = in_place_layout(lb);
   const bool direct = layout.ok && !layout.transposed;
-  const lapack_int ln = to_lapack_int(kLuSolve, n), lr = to_lapack_int(kLuSolve, nrhs);
+  const lapack_int ln = to_lapack_int(op, n), lr = to_lapack_int(op, nrhs);
   const T* lbase = ptr<T>(lu);
   const T* bbase = ptr<T>(bm);
   struct State {
@@ -259,7 +266,7 @@ std::vector<Tensor> lu_solve_kernel(const Transpose& attrs, std::span<const Tens
                                     Backend& be) {
   char trans = trans_char(kLuSolve, attrs);
   return visit_dtype<kFloatDTypes>(in[0].dtype(), kLuSolve, [&]<class T>() {
-    return std::vector<Tensor>{lu_solve_typed<T>(in[0], in[1], in[2], trans, be)};
+    return std::vector<Tensor>{lu_solve_typed<T>(kLuSolve, in[0], "lu", in[1], in[2], trans, be)};
   });
 }
 
@@ -311,6 +318,40 @@ Tensor solve_typed(const Tensor& a, const Tensor& b_in, Backend& be) {
 }
 
 // ---- linalg.inv ------------------------------------------------------------------------------
+
+// ---- linalg.solve_factored -------------------------------------------------------------
+// Note [Solves that keep the factors]: x = op(a)^-1 b from (lu, pivots) =
+// lu_factor(a), operands without tangents (Note [Operands without tangents]
+// in tenferro/ops/family.hpp): the op's value and derivative are those of a
+// solve with op(a), and the derivative's solves (dx = op(a)^-1 (db - op(da) x),
+// the transpose op(a)^-H ct) reuse the factors. On graph values solve(a, b)
+// is lu_factor then this op (traced.cpp), so a program with a derivative of
+// the solve factors a once; the single op linalg.solve, which does not keep
+// its factors, factors a again inside its rule. A singular a is reported
+// here (lu_factor does not refuse one), as "a is singular".
+
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_solve_factored(const Transpose& attrs,
+                                                     std::span<const BasicTensorMeta<D>> in) {
+  matrix_shape(kSolveFactored, in[0], "a");
+  require_square(kSolveFactored, in[0], "a");
+  require_same_dtype(kSolveFactored, in[0], "a", in[1], "lu");
+  bool same = in[1].shape.size() == in[0].shape.size();
+  for (std::size_t i = 0; same && i < in[0].shape.size(); ++i) same = !differs(in[1].shape[i], in[0].shape[i]);
+  TF_CHECK(same, ShapeError, kSolveFactored, "lu ", in[1].shape, " must have the shape of a ", in[0].shape,
+           " (the factors lu_factor(a) returns)");
+  check_lu_solve(kSolveFactored, attrs, in[1], in[2], in[3]);
+  return {in[3]};
+}
+
+std::vector<Tensor> solve_factored_kernel(const Transpose& attrs, std::span<const Tensor> in, Backend& be) {
+  std::vector<TensorMeta> metas{meta_of(in[0]), meta_of(in[1]), meta_of(in[2]), meta_of(in[3])};
+  infer_solve_factored<std::int64_t>(attrs, metas);
+  const char trans = trans_char(kSolveFactored, attrs);
+  return visit_dtype<kFloatDTypes>(in[0].dtype(), kSolveFactored, [&]<class T>() {
+    return std::vector<Tensor>{lu_solve_typed<T>(kSolveFactored, in[1], "a", in[2], in[3], trans, be)};
+  });
+}
 
 template <class T>
 void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* singular) {
@@ -506,6 +547,13 @@ Declaration declare_solve() {
       return std::vector<Tensor>{solve_typed<T>(in[0], in[1], be)};
     });
   })};
+}
+
+Declaration declare_solve_factored() {
+  FamilyOp op = define_family_op<Transpose>(
+      {.name = kSolveFactored, .num_inputs = 4, .num_outputs = 1, .ad = AdKind::nonlinear, .nondiff_inputs = {1, 2}},
+      [](const Transpose& a, auto in) { return infer_solve_factored(a, in); }, solve_factored_rules());
+  return {std::move(op), typed_kernel<Transpose>(solve_factored_kernel)};
 }
 
 Declaration declare_inv() {

@@ -34,6 +34,7 @@
   X(svd,                SvdAttrs)               \
   X(svdvals,            NoFamilyAttrs)          \
   X(svd_truncated,      SvdTruncatedOptions)    \
+  X(svd_rank_limit,     RankLimit)              \
   X(pinv,               RankTolerance)          \
   X(matrix_rank,        RankTolerance)          \
   X(qr,                 QrMode)                 \
@@ -41,6 +42,7 @@
   X(lu_factor,          NoFamilyAttrs)          \
   X(lu_solve,           Transpose)              \
   X(solve,              NoFamilyAttrs)          \
+  X(solve_factored,     Transpose)              \
   X(inv,                NoFamilyAttrs)          \
   X(det,                NoFamilyAttrs)          \
   X(slogdet,            NoFamilyAttrs)          \
@@ -111,6 +113,12 @@ std::vector<Value> apply(OpRef<A> op, A attrs, std::vector<Value> inputs) {
 /// (cuda_kernels.cpp; a no-op without the cuda module).
 void register_cuda_kernels(const OpFamily& family, KernelRegistry& registry);
 
+/// ValueError (naming linalg.svd_truncated) unless max_rank >= -1 and rtol
+/// is a tolerance >= 0 (svd.cpp).
+void check_truncation(const SvdTruncatedOptions& o);
+/// x = op(a)^-1 b on graph values from (lu, pivots) = lu_factor(a): the op
+/// linalg.solve_factored (Note [Solves that keep the factors] in lu.cpp).
+Value solve_factored(const Value& a, const Value& lu, const Value& pivots, const Value& b, Transpose trans);
 /// Singular values [k, batch...] of a checked float operand (svd.cpp).
 Tensor singular_values(const char* op, const Tensor& a, Backend& backend);
 /// Inverse of each square matrix of a checked float operand (lu.cpp). With

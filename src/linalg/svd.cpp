@@ -1,4 +1,5 @@
-// linalg.svd, linalg.svdvals, linalg.svd_truncated, linalg.pinv, linalg.matrix_rank.
+// linalg.svd, linalg.svdvals, linalg.svd_truncated, linalg.svd_rank_limit, linalg.pinv,
+// linalg.matrix_rank.
 #include <algorithm>
 #include <optional>
 
@@ -13,6 +14,7 @@ namespace {
 constexpr const char* kSvd = "linalg.svd";
 constexpr const char* kSvdvals = "linalg.svdvals";
 constexpr const char* kSvdTruncated = "linalg.svd_truncated";
+constexpr const char* kSvdRankLimit = "linalg.svd_rank_limit";
 constexpr const char* kPinv = "linalg.pinv";
 constexpr const char* kMatrixRank = "linalg.matrix_rank";
 
@@ -149,12 +151,6 @@ std::vector<BasicTensorMeta<D>> infer_svdvals(const NoFamilyAttrs&, std::span<co
 
 // ---- linalg.svd_truncated -------------------------------------------------------------
 
-void check_truncation(const SvdTruncatedOptions& o) {
-  TF_CHECK(o.max_rank >= -1, ValueError, kSvdTruncated,
-           "max_rank must be >= 0 (or -1: no limit), got ", o.max_rank);
-  checked_tolerance(kSvdTruncated, "rtol", o.rtol, false);
-}
-
 // The rank r is data-dependent: one extent shared by the three outputs.
 template <class D>
 std::vector<BasicTensorMeta<D>> infer_svd_truncated(const SvdTruncatedOptions& attrs,
@@ -207,6 +203,52 @@ std::vector<Tensor> svd_truncated_kernel(const SvdTruncatedOptions& ta, std::spa
     }
     return std::vector<Tensor>{u2, s2, vh2};
   });
+}
+
+// ---- linalg.svd_rank_limit ------------------------------------------------------------
+// The first min(max_rank, r) triplets of SVD factors u [m, r], s [r], vh [r, n]
+// (Note [Rank limit after the SVD] in traced.cpp: the traced svd_truncated
+// with a rank limit is this op on the truncation by rtol alone). The kept
+// extent is known at trace time when r is; otherwise it is a fresh symbol.
+
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_svd_rank_limit(const RankLimit& attrs, std::span<const BasicTensorMeta<D>> in) {
+  TF_CHECK(attrs.max_rank >= -1, ValueError, kSvdRankLimit, "max_rank must be >= 0 (or -1: no limit), got ",
+           attrs.max_rank);
+  BasicMatrixShape<D> us = matrix_shape(kSvdRankLimit, in[0], "u");
+  BasicMatrixShape<D> vs = matrix_shape(kSvdRankLimit, in[2], "vh");
+  require_same_dtype(kSvdRankLimit, in[0], "u", in[2], "vh");
+  const BasicTensorMeta<D>& s = in[1];
+  TF_CHECK(s.dtype == real_dtype(in[0].dtype), DTypeError, kSvdRankLimit, "s must have dtype ",
+           real_dtype(in[0].dtype), " (the real dtype of u), got ", s.dtype);
+  bool fits = s.shape.size() == 1 + us.batch.size() && !differs(s.shape[0], us.cols) && !differs(vs.rows, us.cols);
+  for (std::size_t i = 0; fits && i < us.batch.size(); ++i) fits = !differs(s.shape[i + 1], us.batch[i]);
+  TF_CHECK(fits, ShapeError, kSvdRankLimit, "u ", in[0].shape, ", s ", s.shape, " and vh ", in[2].shape,
+           " must be [m, r, batch...], [r, batch...] and [r, n, batch...]");
+  require_same_batch(kSvdRankLimit, us, in[0], "u", vs, in[2], "vh");
+  D r = us.cols;
+  if (attrs.max_rank >= 0) {
+    if (auto known = constant_extent(us.cols); known && *known != kDynamicDim)
+      r = D(std::min(*known, attrs.max_rank));
+    else
+      r = dynamic_extent<D>("r");
+  }
+  return {{in[0].dtype, with_batch<D>({us.rows, r}, us.batch)},
+          {s.dtype, with_batch<D>({r}, us.batch)},
+          {in[2].dtype, with_batch<D>({r, vs.cols}, us.batch)}};
+}
+
+std::vector<Tensor> svd_rank_limit_kernel(const RankLimit& attrs, std::span<const Tensor> in, Backend& be) {
+  std::vector<TensorMeta> metas{meta_of(in[0]), meta_of(in[1]), meta_of(in[2])};
+  const std::int64_t r = infer_svd_rank_limit<std::int64_t>(attrs, metas)[1].shape[0];
+  const std::int64_t axes[3] = {1, 0, 0};  // the rank axis of u, s, vh
+  std::vector<Tensor> out;
+  for (std::size_t i = 0; i < 3; ++i) {
+    Tensor kept = in[i].slice(axes[i], 0, r);
+    out.push_back(be.empty(kept.dtype(), kept.shape()));
+    out.back().copy_from(kept);
+  }
+  return out;
 }
 
 // ---- linalg.pinv and linalg.matrix_rank ------------------------------------------------
@@ -309,6 +351,12 @@ std::vector<Tensor> matrix_rank_kernel(const RankTolerance& attrs, std::span<con
 
 }  // namespace
 
+void check_truncation(const SvdTruncatedOptions& o) {
+  TF_CHECK(o.max_rank >= -1, ValueError, kSvdTruncated,
+           "max_rank must be >= 0 (or -1: no limit), got ", o.max_rank);
+  checked_tolerance(kSvdTruncated, "rtol", o.rtol, false);
+}
+
 Tensor singular_values(const char* op, const Tensor& a, Backend& be) {
   MatrixShape ms = matrix_shape(op, meta_of(a), "a");
   check_finite(op, a, "a");
@@ -348,6 +396,13 @@ Declaration declare_svd_truncated() {
       [](const SvdTruncatedOptions& a, auto in) { return infer_svd_truncated(a, in); },
       svd_truncated_rules());
   return {std::move(op), typed_kernel<SvdTruncatedOptions>(svd_truncated_kernel)};
+}
+
+Declaration declare_svd_rank_limit() {
+  FamilyOp op = define_family_op<RankLimit>(
+      {.name = kSvdRankLimit, .num_inputs = 3, .num_outputs = 3, .ad = AdKind::nonlinear},
+      [](const RankLimit& a, auto in) { return infer_svd_rank_limit(a, in); }, svd_rank_limit_rules());
+  return {std::move(op), typed_kernel<RankLimit>(svd_rank_limit_kernel)};
 }
 
 Declaration declare_pinv() {

@@ -18,8 +18,18 @@ HandleSvd<Value> svd(const Value& a, SvdOptions options) {
   return {o[0], o[1], o[2]};
 }
 Value svdvals(const Value& a) { return apply(opref::svdvals, {}, {a})[0]; }
+// Note [Rank limit after the SVD]: on graph values, svd_truncated with a
+// rank limit is two ops: the truncation by rtol alone, then
+// linalg.svd_rank_limit (the first max_rank triplets). Both give the same
+// factors as the one op: the values past a batch member's own count are
+// zero in both. The derivative rule of the truncated SVD needs the full thin
+// SVD, which the truncation by rtol alone is: its rule reads its own outputs
+// and computes no second SVD (the one op's rule has to), and the
+// rank limit's derivative is the same prefix of the tangents.
 HandleSvd<Value> svd_truncated(const Value& a, SvdTruncatedOptions options) {
-  auto o = apply(opref::svd_truncated, options, {a});
+  detail::check_truncation(options);
+  auto o = apply(opref::svd_truncated, SvdTruncatedOptions{.max_rank = -1, .rtol = options.rtol}, {a});
+  if (options.max_rank >= 0) o = apply(opref::svd_rank_limit, RankLimit{.max_rank = options.max_rank}, o);
   return {o[0], o[1], o[2]};
 }
 HandleQr<Value> qr(const Value& a, QrMode mode) {
@@ -87,7 +97,15 @@ HandleEig<Value> eig(const Value& a) {
   return {o[0], o[1]};
 }
 Value eigvals(const Value& a) { return apply(opref::eigvals, {}, {a})[0]; }
-Value solve(const Value& a, const Value& b) { return apply(opref::solve, {}, {a, b})[0]; }
+// Note [Solves that keep the factors] (lu.cpp).
+Value solve(const Value& a, const Value& b) {
+  auto f = apply(opref::lu_factor, {}, {a});
+  return apply(opref::solve_factored, Transpose::none, {a, f[0], f[1], b})[0];
+}
+Value detail::solve_factored(const Value& a, const Value& lu, const Value& pivots, const Value& b,
+                             Transpose trans) {
+  return apply(opref::solve_factored, trans, {a, lu, pivots, b})[0];
+}
 Value triangular_solve(const Value& a, const Value& b, TriangularSolveOptions options) {
   return apply(opref::triangular_solve, options, {a, b})[0];
 }

@@ -156,3 +156,42 @@ TEST(EagerAd, FunctionalVjpAndJvp) {
   EXPECT_EQ(dirs[0].value().to_vec_col_major<double>(), (std::vector<double>{3, 4 + 2}));
   EXPECT_NEAR(dirs[1].value().at<double>({1}), std::exp(2.0), 1e-14);
 }
+
+// Note [Operands without tangents] (tenferro/ops/family.hpp): forward mode
+// computes no tangent for a value that only such operands use. Here
+// "nd.boom"'s rule throws when called; "nd.use" reads only its first
+// operand's tangent when it declares its second one without tangents, and
+// both when it does not.
+TEST(TracedAd, OperandsWithoutTangentsGetNone) {
+  auto same_first = []<class D>(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
+    return std::vector<BasicTensorMeta<D>>{in[0]};
+  };
+  auto boom = [](const NoFamilyAttrs&, std::span<const Value>, std::span<const Value>, std::span<const Value>)
+      -> std::vector<Value> { throw std::runtime_error("nd.boom's rule ran"); };
+  auto first = [](const NoFamilyAttrs&, std::span<const Value>, std::span<const Value>, std::span<const Value> t) {
+    return std::vector<Value>{t[0]};
+  };
+  const FamilyOp boom_op = define_family_op<NoFamilyAttrs>(
+      {.name = "nd.boom", .ad = AdKind::nonlinear}, same_first, FamilyRules<NoFamilyAttrs>{.jvp = boom});
+  const FamilyOp use = define_family_op<NoFamilyAttrs>(
+      {.name = "nd.use", .num_inputs = 2, .ad = AdKind::nonlinear, .nondiff_inputs = {1}}, same_first,
+      FamilyRules<NoFamilyAttrs>{.jvp = first});
+  const FamilyOp use_all = define_family_op<NoFamilyAttrs>(
+      {.name = "nd.use_all", .num_inputs = 2, .ad = AdKind::nonlinear}, same_first,
+      FamilyRules<NoFamilyAttrs>{.jvp = first});
+  auto x = TracedTensor::input("x", DType::f64, {Dim(3)});
+  auto t = TracedTensor::input("t", DType::f64, {Dim(3)});
+  const Value xv = x.graph_value(), tv = t.graph_value();
+  const Value side = graph::apply_family(boom_op, {}, {xv})[0];
+  const Value y = graph::apply_family(use, {}, {xv, side})[0];
+  std::vector<Value> d = ad::jvp(std::vector<Value>{y}, std::vector<Value>{xv}, std::vector<Value>{tv});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].node, tv.node) << "the tangent of x, through nd.use's first operand";
+  // A value that something else differentiates still gets its tangent.
+  const Value y2 = graph::apply_family(use_all, {}, {xv, side})[0];
+  EXPECT_TRUE(throws_with<std::runtime_error>(
+      [&] { ad::jvp(std::vector<Value>{y2}, std::vector<Value>{xv}, std::vector<Value>{tv}); }, {"nd.boom's rule ran"}));
+  const Value both = graph::apply(OpKind::add, NoAttrs{}, {y, side});
+  EXPECT_TRUE(throws_with<std::runtime_error>(
+      [&] { ad::jvp(std::vector<Value>{both}, std::vector<Value>{xv}, std::vector<Value>{tv}); }, {"nd.boom's rule ran"}));
+}

@@ -38,7 +38,10 @@ const std::vector<std::string> kOpNames{"linalg.svd",
                                         "linalg.cond",
                                         // used by the derivative rules (tenferro/linalg/traced.hpp)
                                         "linalg.band",
-                                        "linalg.matrix_exp_frechet"};
+                                        "linalg.matrix_exp_frechet",
+                                        // used by svd_truncated and solve on graph values
+                                        "linalg.svd_rank_limit",
+                                        "linalg.solve_factored"};
 
 TEST(LinalgFamily, EveryOpIsPresentOnce) {
   CpuBackend cpu;
@@ -61,7 +64,8 @@ TEST(LinalgFamily, EveryOpIsPresentOnce) {
   EXPECT_EQ(names, std::set<std::string>(kOpNames.begin(), kOpNames.end()));
   // cuSOLVER kernels: registered by the family when built with the cuda module.
   const std::set<std::string> cusolver{"linalg.svd", "linalg.svdvals",  "linalg.qr",       "linalg.lu",
-                                       "linalg.lu_factor", "linalg.cholesky", "linalg.eigh", "linalg.solve"};
+                                       "linalg.lu_factor", "linalg.cholesky", "linalg.eigh", "linalg.solve",
+                                       "linalg.solve_factored"};
   EXPECT_TRUE(cuda_ops.empty() || cuda_ops == cusolver);
 }
 
@@ -95,10 +99,12 @@ TEST(LinalgFamily, KernelsComeFromTheBackendsRegistry) {
   Tensor x64 = linalg::solve(a, b, cpu);
   EXPECT_EQ(declined, 1);
   EXPECT_TRUE(testing::tensors_close(matmul(a, x64, cpu), b, 1e-12, 1e-12));
-  // A compiled program on a runtime over this backend uses the same registry.
+  // A compiled program on a runtime over this backend uses the same registry
+  // (the op itself: linalg::solve on graph values records lu_factor and
+  // solve_factored, Note [Solves that keep the factors]).
   auto ta = TracedTensor::input("a", DType::f32, {Dim(3), Dim(3)});
   auto tb = TracedTensor::input("b", DType::f32, {Dim(3), Dim(2)});
-  Program p = GraphCompiler().compile(linalg::solve(ta, tb));
+  Program p = GraphCompiler().compile(TracedTensor(graph::apply_family(solve, {}, {ta.graph_value(), tb.graph_value()})[0]));
   Runtime rt = Runtime::builder().register_engine(cpu_engine(cpu)).register_family(linalg::family()).build();
   std::vector<Tensor> out = rt.run_compiled(p, {{"a", a32}, {"b", b32}});
   EXPECT_EQ(accepted, 2);
@@ -119,6 +125,16 @@ std::vector<Tensor> sample_inputs(const std::string& name, DType d) {
     return {lu, piv, testing::random_tensor({4, 3, 2}, d, 7)};
   }
   if (name == "linalg.vector_norm") return {testing::random_tensor({6, 2}, d, 8)};
+  if (name == "linalg.solve_factored") {
+    CpuBackend cpu;
+    auto [lu, piv] = linalg::lu_factor(sq, cpu);
+    return {sq, lu, piv, testing::random_tensor({4, 2, 2}, d, 5)};
+  }
+  if (name == "linalg.svd_rank_limit") {
+    CpuBackend cpu;
+    auto [u, s, vh] = linalg::svd(rect, cpu);
+    return {u, s, vh};
+  }
   if (name == "linalg.matrix_exp_frechet") return {sq, testing::random_tensor({4, 4, 2}, d, 9)};
   const std::set<std::string> square{"linalg.cholesky", "linalg.eigh",      "linalg.eig",
                                      "linalg.eigvals",  "linalg.inv",       "linalg.det",
@@ -180,6 +196,100 @@ TEST(LinalgFamily, TruncatedRankIsDynamic) {
   EXPECT_EQ(out[0].shape, (Shape{6, kDynamicDim, 3}));
   EXPECT_EQ(out[1].shape, (Shape{kDynamicDim, 3}));
   EXPECT_EQ(out[2].shape, (Shape{kDynamicDim, 4, 3}));
+}
+
+// linalg.svd_rank_limit keeps the first min(max_rank, r) triplets: a
+// constant extent when r is one, else a data-dependent one.
+TEST(LinalgFamily, RankLimitKeepsAPrefix) {
+  CpuBackend cpu;
+  const FamilyOp& op = linalg::family().op("linalg.svd_rank_limit");
+  Tensor a = testing::random_tensor({6, 4, 3}, DType::f64, 21);
+  auto [u, s, vh] = linalg::svd(a, cpu);
+  auto limit = [](std::int64_t r) { return FamilyAttrs::of(linalg::RankLimit{.max_rank = r}); };
+  auto run = [&](std::int64_t r, const std::vector<Tensor>& in) { return call_family(op, limit(r), in, cpu); };
+  std::vector<Tensor> out = run(2, {u, s, vh});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].shape(), (Shape{6, 2, 3}));
+  EXPECT_EQ(out[1].shape(), (Shape{2, 3}));
+  EXPECT_EQ(out[2].shape(), (Shape{2, 4, 3}));
+  for (std::int64_t b = 0; b < 3; ++b)
+    for (std::int64_t j = 0; j < 2; ++j) {
+      EXPECT_EQ(out[1].at<double>({j, b}), s.at<double>({j, b}));
+      for (std::int64_t i = 0; i < 6; ++i) EXPECT_EQ(out[0].at<double>({i, j, b}), u.at<double>({i, j, b}));
+      for (std::int64_t i = 0; i < 4; ++i) EXPECT_EQ(out[2].at<double>({j, i, b}), vh.at<double>({j, i, b}));
+    }
+  // A limit above the rank (or -1) keeps everything, in fresh memory.
+  for (std::int64_t r : {-1, 4, 9}) {
+    std::vector<Tensor> all = run(r, {u, s, vh});
+    EXPECT_TRUE(testing::tensors_equal(all[0], u));
+    EXPECT_TRUE(testing::tensors_equal(all[1], s));
+    EXPECT_TRUE(testing::tensors_equal(all[2], vh));
+    EXPECT_NE(all[0].storage(), u.storage());
+  }
+  EXPECT_EQ(run(0, {u, s, vh})[1].shape(), (Shape{0, 3}));
+  // Inference: min(max_rank, r) for a known r; data-dependent for a dynamic or symbolic one.
+  std::vector<TensorMeta> known{{DType::f64, {6, 4, 3}}, {DType::f64, {4, 3}}, {DType::f64, {4, 5, 3}}};
+  EXPECT_EQ(op.infer(limit(2), known)[0].shape, (Shape{6, 2, 3}));
+  std::vector<TensorMeta> dynamic{
+      {DType::f64, {6, kDynamicDim}}, {DType::f64, {kDynamicDim}}, {DType::f64, {kDynamicDim, 5}}};
+  EXPECT_EQ(op.infer(limit(2), dynamic)[1].shape, (Shape{kDynamicDim}));
+  const Dim r("r");
+  std::vector<SymMeta> sym{{DType::c64, {Dim(6), r}}, {DType::f32, {r}}, {DType::c64, {r, Dim(5)}}};
+  auto limited = op.sym_infer(limit(2), sym);
+  EXPECT_TRUE(limited[1].shape[0].is_symbol());
+  EXPECT_NE(limited[1].shape[0], r);
+  EXPECT_EQ(limited[0].shape, (SymShape{Dim(6), limited[1].shape[0]}));
+  EXPECT_EQ(op.sym_infer(limit(-1), sym)[2].shape, (SymShape{r, Dim(5)}));
+  // Bad operands and attributes.
+  EXPECT_TRUE(testing::throws_with<ValueError>([&] { run(-2, {u, s, vh}); },
+                                               {"linalg.svd_rank_limit", "max_rank", "-2"}));
+  EXPECT_TRUE(testing::throws_with<ShapeError>([&] { run(1, {u, s.slice(0, 0, 2), vh}); },
+                                               {"linalg.svd_rank_limit", "[r, batch...]"}));
+  EXPECT_TRUE(testing::throws_with<DTypeError>(
+      [&] { run(1, {u, Tensor::zeros({4, 3}, DType::f32), vh}); },
+      {"linalg.svd_rank_limit", "f32"}));
+}
+
+// linalg.solve_factored: x = op(a)^-1 b from lu_factor(a)'s factors, for
+// each op, checked by the residual op(a) x - b.
+TEST(LinalgFamily, SolveFactoredSolvesWithTheFactors) {
+  CpuBackend cpu;
+  const FamilyOp& op = linalg::family().op("linalg.solve_factored");
+  for (DType d : {DType::f64, DType::c128, DType::f32}) {
+    Tensor a = testing::random_tensor({5, 5, 3}, d, 51), b = testing::random_tensor({5, 2, 3}, d, 52);
+    auto [lu, piv] = linalg::lu_factor(a, cpu);
+    for (linalg::Transpose t : {linalg::Transpose::none, linalg::Transpose::transpose, linalg::Transpose::adjoint}) {
+      SCOPED_TRACE(std::string(dtype_name(d)) + " " + std::to_string(static_cast<int>(t)));
+      Tensor x = call_family(op, FamilyAttrs::of(t), std::vector<Tensor>{a, lu, piv, b}, cpu)[0];
+      ASSERT_EQ(x.shape(), b.shape());
+      const double tol = d == DType::f32 ? 1e-4 : 1e-11;
+      for (std::int64_t k = 0; k < 3; ++k)
+        for (std::int64_t j = 0; j < 2; ++j)
+          for (std::int64_t i = 0; i < 5; ++i) {
+            std::complex<double> r = -testing::value_at(b, {i, j, k});
+            for (std::int64_t l = 0; l < 5; ++l) {
+              std::complex<double> e = t == linalg::Transpose::none ? testing::value_at(a, {i, l, k}) : testing::value_at(a, {l, i, k});
+              if (t == linalg::Transpose::adjoint) e = std::conj(e);
+              r += e * testing::value_at(x, {l, j, k});
+            }
+            EXPECT_LE(std::abs(r), tol) << i << " " << j << " " << k;
+          }
+    }
+  }
+  Tensor a = testing::random_tensor({3, 3}, DType::f64, 53), b = testing::random_tensor({3}, DType::f64, 54);
+  auto [lu, piv] = linalg::lu_factor(a, cpu);
+  auto run = [&](const std::vector<Tensor>& in) { return call_family(op, {}, in, cpu); };
+  EXPECT_TRUE(testing::tensors_close(run({a, lu, piv, b})[0], linalg::solve(a, b, cpu), 1e-12, 1e-12));
+  EXPECT_TRUE(testing::throws_with<ShapeError>([&] { run({Tensor::zeros({3, 2}), lu, piv, b}); },
+                                               {"linalg.solve_factored", "square"}));
+  EXPECT_TRUE(testing::throws_with<ShapeError>(
+      [&] { run({a, Tensor::zeros({2, 2}), piv, b}); }, {"linalg.solve_factored", "lu [2, 2]", "a [3, 3]"}));
+  EXPECT_TRUE(testing::throws_with<ShapeError>([&] { run({a, lu, piv, Tensor::zeros({4})}); },
+                                               {"linalg.solve_factored", "[4]"}));
+  Tensor singular = Tensor::from_vec_col_major<double>({2, 2}, {1, 2, 2, 4});
+  auto [slu, spiv] = linalg::lu_factor(singular, cpu);
+  EXPECT_TRUE(testing::throws_with<LinalgError>([&] { run({singular, slu, spiv, Tensor::ones({2})}); },
+                                                {"linalg.solve_factored", "a", "singular"}));
 }
 
 // One inference serves concrete and symbolic extents: over constant
@@ -258,7 +368,8 @@ TEST(LinalgFamily, SymbolicExtents) {
 // The `ad` kind of each op agrees with the rules its declaration gave.
 TEST(LinalgFamily, DerivativeRulesMatchTheAdKind) {
   const std::set<std::string> not_differentiable{"linalg.matrix_rank"};
-  const std::set<std::string> with_transpose{"linalg.solve", "linalg.triangular_solve", "linalg.lu_solve",
+  const std::set<std::string> with_transpose{"linalg.solve", "linalg.solve_factored", "linalg.triangular_solve",
+                                             "linalg.lu_solve",
                                              "linalg.band", "linalg.matrix_exp_frechet"};
   for (const FamilyOp& op : linalg::family().ops) {
     SCOPED_TRACE(op.name);

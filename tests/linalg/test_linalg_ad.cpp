@@ -673,6 +673,85 @@ TEST(LinalgAdTraced, SvdvalsShareTheRuleSvdInCompiledPrograms) {
   EXPECT_NEAR(value_at(got[0], {}).real(), ys, 1e-12 * ys);
 }
 
+// Note [Rank limit after the SVD] (src/linalg/traced.cpp): a traced
+// svd_truncated with a rank limit is the truncation by rtol followed by
+// linalg.svd_rank_limit, so its derivatives need no second SVD. They equal
+// those of the single op linalg.svd_truncated, whose rule takes its own SVD.
+TEST(LinalgAdTraced, SvdTruncatedWithRankLimitRunsOneSvd) {
+  auto a = TracedTensor::input("a", DType::f64, {Dim(6), Dim(5), Dim(2)});
+  auto v = TracedTensor::input("v", DType::f64, {Dim(6), Dim(5), Dim(2)});
+  const la::SvdTruncatedOptions opts{.max_rank = 3, .rtol = 1e-12};
+  auto loss = [](const la::HandleSvd<TracedTensor>& f) {
+    auto sq = f.s.sqrt().reshape({Dim(1), f.s.shape()[0], Dim(2)});
+    return ((f.u * sq).sum({1}).square().sum() + (f.vh * sq.reshape({f.s.shape()[0], Dim(1), Dim(2)})).sum().exp());
+  };
+  auto y = loss(la::svd_truncated(a, opts));
+  auto one_op = graph::apply_family(la::family().op("linalg.svd_truncated"), FamilyAttrs::of(opts), {a.graph_value()});
+  auto y1 = loss({TracedTensor(one_op[0]), TracedTensor(one_op[1]), TracedTensor(one_op[2])});
+  auto count = [](const Program& p, std::string_view name) {
+    return std::count_if(p.code.begin(), p.code.end(), [&](const Instruction& i) { return i.name() == name; });
+  };
+  GraphCompiler compiler;
+  Program p = compiler.compile({y, grad(y, a), hvp(y, a, v)});
+  EXPECT_EQ(count(p, "linalg.svd_truncated"), 1) << p.to_text();
+  EXPECT_EQ(count(p, "linalg.svd_rank_limit"), 1) << p.to_text();
+  Program p1 = compiler.compile({y1, grad(y1, a), hvp(y1, a, v)});
+  EXPECT_EQ(count(p1, "linalg.svd_truncated"), 2) << "the single op's rule takes a second SVD";
+  auto rt = linalg_runtime();
+  // Batch member 0 of full rank, member 1 of rank 2 (its third value is cut by rtol).
+  Tensor x = Tensor::zeros({6, 5, 2}, DType::f64);
+  x.slice(2, 0, 1).copy_from(with_singular_values(6, 5, {5, 4, 3, 2, 1}, DType::f64, 41).reshape({6, 5, 1}));
+  x.slice(2, 1, 2).copy_from(with_singular_values(6, 5, {3, 1.5, 1e-14, 0, 0}, DType::f64, 42).reshape({6, 5, 1}));
+  Tensor dir = rnd({6, 5, 2}, DType::f64, 43);
+  auto got = rt.run_compiled(p, {{"a", x}, {"v", dir}});
+  auto want = rt.run_compiled(p1, {{"a", x}, {"v", dir}});
+  ASSERT_EQ(got.size(), 3u);
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].shape(), want[k].shape());
+    double scale = 0;
+    for (const DimVec& i : all_indices(want[k].shape())) scale = std::max(scale, std::abs(value_at(want[k], i)));
+    EXPECT_LE(max_abs_diff(got[k], want[k]), 1e-10 * (1 + scale)) << "output " << k;
+  }
+}
+
+// Note [Solves that keep the factors] (src/linalg/lu.cpp): solve on graph
+// values is lu_factor then linalg.solve_factored, whose derivative rules
+// reuse the factors; a program with the value, gradient, JVP and HVP of a
+// solve factors a once. Its outputs equal those of the single op
+// linalg.solve, whose rules solve (and factor) again.
+TEST(LinalgAdTraced, SolveDerivativesFactorOnce) {
+  for (DType d : {DType::f64, DType::c128}) {
+    SCOPED_TRACE(dtype_name(d));
+    auto a = TracedTensor::input("a", d, {Dim(6), Dim(6), Dim(2)});
+    auto b = TracedTensor::input("b", d, {Dim(6), Dim(3), Dim(2)});
+    auto t = TracedTensor::input("t", d, {Dim(6), Dim(6), Dim(2)});
+    auto loss = [&](const TracedTensor& x) { return (x * x.conj()).real().sum() + x.real().sum(); };
+    auto y = loss(la::solve(a, b));
+    auto one_op = graph::apply_family(la::family().op("linalg.solve"), {}, {a.graph_value(), b.graph_value()});
+    auto y1 = loss(TracedTensor(one_op[0]));
+    auto count = [](const Program& p, std::string_view name) {
+      return std::count_if(p.code.begin(), p.code.end(), [&](const Instruction& i) { return i.name() == name; });
+    };
+    GraphCompiler compiler;
+    Program p = compiler.compile({y, grad(y, a), grad(y, b), jvp(y, a, t), hvp(y, a, t)});
+    EXPECT_EQ(count(p, "linalg.lu_factor"), 1) << p.to_text();
+    EXPECT_EQ(count(p, "linalg.solve"), 0) << p.to_text();
+    Program p1 = compiler.compile({y1, grad(y1, a), grad(y1, b), jvp(y1, a, t), hvp(y1, a, t)});
+    EXPECT_EQ(count(p1, "linalg.solve"), 1);
+    EXPECT_GE(count(p1, "linalg.lu_factor"), 1) << "the single op's rules factor a again";
+    auto rt = linalg_runtime();
+    Tensor av = rnd({6, 6, 2}, d, 61), bv = rnd({6, 3, 2}, d, 62), tv = rnd({6, 6, 2}, d, 63);
+    auto got = rt.run_compiled(p, {{"a", av}, {"b", bv}, {"t", tv}});
+    auto want = rt.run_compiled(p1, {{"a", av}, {"b", bv}, {"t", tv}});
+    ASSERT_EQ(got.size(), 5u);
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      double scale = 0;
+      for (const DimVec& i : all_indices(want[k].shape())) scale = std::max(scale, std::abs(value_at(want[k], i)));
+      EXPECT_LE(max_abs_diff(got[k], want[k]), 1e-11 * (1 + scale)) << "output " << k;
+    }
+  }
+}
+
 TEST(LinalgAdTraced, HvpThroughSvdOnDegenerateSpectrum) {
   // Compiled hvp of a TRG-like scalar at a matrix with a degenerate pair
   // (svd_truncated: see SvdTruncatedHvpCompiled and the known gap in docs).

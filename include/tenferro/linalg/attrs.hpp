@@ -21,9 +21,10 @@
 /// |---|---|
 /// | linalg.svd | SvdAttrs |
 /// | linalg.svd_truncated | SvdTruncatedOptions |
+/// | linalg.svd_rank_limit | RankLimit |
 /// | linalg.qr | QrMode |
 /// | linalg.lu | LuOptions |
-/// | linalg.lu_solve | Transpose |
+/// | linalg.lu_solve, linalg.solve_factored | Transpose |
 /// | linalg.cholesky, linalg.eigh | TriangleOptions |
 /// | linalg.triangular_solve | TriangularSolveOptions |
 /// | linalg.lstsq | LstsqOptions |
@@ -80,6 +81,15 @@ struct SvdTruncatedOptions {
   bool operator==(const SvdTruncatedOptions&) const = default;
 };
 std::ostream& operator<<(std::ostream& os, const SvdTruncatedOptions& o);
+
+/// The attribute of `linalg.svd_rank_limit`, which keeps the first
+/// min(max_rank, r) triplets of SVD factors of rank r.
+struct RankLimit {
+  /// The most triplets kept (-1: all).
+  std::int64_t max_rank = -1;
+  bool operator==(const RankLimit&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const RankLimit& o);
 
 /// Which factors `qr` returns (the attribute of `linalg.qr`).
 enum class QrMode {

@@ -38,6 +38,7 @@
 /// | linalg.svd | a [m,n] | U [m,k\|m], S [k], Vh [k\|n,n] | SvdAttrs: full_matrices (false), degenerate (reconstruct) |
 /// | linalg.svdvals | a [m,n] | S [k] | |
 /// | linalg.svd_truncated | a [m,n] | U [m,r], S [r], Vh [r,n]; r dynamic | SvdTruncatedOptions: max_rank (-1: none), rtol (0) |
+/// | linalg.svd_rank_limit | U [m,r], S [r], Vh [r,n] | their first min(max_rank, r) triplets; dynamic unless r is constant | RankLimit: max_rank (-1: all) |
 /// | linalg.qr | a [m,n] | Q [m,k\|m], R [k\|m,n] | QrMode (reduced; complete, r) |
 /// | linalg.lu | a [m,n] | perm i64 [m], L [m,k], U [k,n], P [m,m] | LuOptions: permutation_matrix (true) |
 /// | linalg.lu_factor | a [m,n] | LU [m,n], pivots i64 [k] | |
@@ -47,6 +48,7 @@
 /// | linalg.eig | a [n,n] | w complex [n], V complex [n,n] | |
 /// | linalg.eigvals | a [n,n] | w complex [n] | |
 /// | linalg.solve | a [n,n], b [n,r] or [n] | x like b | |
+/// | linalg.solve_factored | a [n,n], LU [n,n], pivots i64 [n], b [n,r] or [n] | x = op(a)^-1 b like b, from (LU, pivots) = lu_factor(a) | Transpose (none; transpose, adjoint) |
 /// | linalg.triangular_solve | a [n,n], b [n,r] (left) or [r,n] | x like b | TriangularSolveOptions: lower (true), left (true), unit_diagonal (false) |
 /// | linalg.inv | a [n,n] | inverse [n,n] | |
 /// | linalg.det | a [n,n] | det [] | |

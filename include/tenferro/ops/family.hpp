@@ -192,6 +192,14 @@ struct FamilyOp {
   /// moves the other op up to this one and reads the outputs from it.
   std::string projection_of{};
   std::vector<int> projection_outputs{};
+  /// Note [Operands without tangents]: operands whose tangents the rules
+  /// never read, because the op's value is a function of its other operands
+  /// (`linalg.solve_factored` takes the LU factors of its operand a, which
+  /// it uses to compute a^-1 b and its derivative; the derivative goes
+  /// through a). Forward mode then computes no tangent for a value that only
+  /// such operands use: eager JVPs skip that work, which compiled programs
+  /// drop as dead code anyway.
+  std::vector<int> nondiff_inputs{};
   /// The family this op belongs to (set by `OpFamily`; null for an op
   /// outside any family), whose kernels `call_family` registers on first use.
   const OpFamily* family = nullptr;
@@ -213,6 +221,7 @@ struct FamilyOpSpec {
   AdKind ad = AdKind::none;  ///< none, nonlinear (needs jvp), linear (jvp and transpose)
   std::string projection_of{};         ///< see FamilyOp::projection_of
   std::vector<int> projection_outputs{};
+  std::vector<int> nondiff_inputs{};   ///< see FamilyOp::nondiff_inputs
 };
 
 /// The rules of a family op over its typed attribute struct `A`.
@@ -260,6 +269,7 @@ FamilyOp define_family_op(FamilyOpSpec spec, Infer infer, FamilyRules<A> rules =
   op.ad = spec.ad;
   op.projection_of = std::move(spec.projection_of);
   op.projection_outputs = std::move(spec.projection_outputs);
+  op.nondiff_inputs = std::move(spec.nondiff_inputs);
   op.infer = [infer](const FamilyAttrs& a, std::span<const TensorMeta> in) {
     return infer(a.as<A>(), in);
   };
