@@ -113,7 +113,10 @@ struct SvdTangent {
 // da exactly at every (u, s, v) with u diag(s) v^H = a, orthonormal or not
 // (Note [SVD derivative]). Second derivatives move off orthonormality along
 // the degenerate-pair direction; the duals keep the gradient exact there.
-Value dual(const Value& x) { return adj(solve(matmul(adj(x), x), adj(x))); }
+// The op linalg.dual_basis (Note [Dual basis] in svd.cpp) returns x, which
+// its operand (a kernel's orthonormal factor) is, and carries the dual's
+// derivative.
+Value dual(const Value& x) { return apply(opref::dual_basis, {}, {x})[0]; }
 
 SvdTangent svd_tangent(const Value& da, const Value& u, const Value& s, const Value& vh, bool orthonormal) {
   const DType d = u.dtype();
@@ -162,6 +165,17 @@ SvdTangent svd_tangent(const Value& da, const Value& u, const Value& s, const Va
 HandleSvd<Value> svd_for_values(const Value& a) {
   auto o = apply(opref::svd, SvdAttrs{.full_matrices = false, .degenerate = SvdDegenerate::fixed}, {a});
   return {o[0], o[1], o[2]};
+}
+
+// Note [Dual basis] (svd.cpp): d[x G^-1] = (dx - D dG) G^-1 with G = x^H x,
+// dG = dx^H x + x^H dx, D = x G^-1 (the op's output) and G^-1 = D^H D;
+// written with the op's output, so its own derivative is exact at every order.
+std::vector<Value> dual_basis_jvp(const NoFamilyAttrs&, std::span<const Value> in, std::span<const Value> out,
+                                  std::span<const Value> t) {
+  if (!t[0].defined()) return none(1);
+  const Value &x = in[0], &d = out[0], &dx = t[0];
+  Value dg = add(matmul(adj(dx), x), matmul(adj(x), dx));
+  return {matmul(sub(dx, matmul(d, dg)), matmul(adj(d), d))};
 }
 
 std::vector<Value> svd_jvp(const SvdAttrs& attrs, std::span<const Value> in, std::span<const Value> out,
@@ -867,6 +881,7 @@ FamilyRules<SvdAttrs> svd_rules() { return {.jvp = svd_jvp}; }
 FamilyRules<NoFamilyAttrs> svdvals_rules() { return {.jvp = svdvals_jvp}; }
 FamilyRules<SvdTruncatedOptions> svd_truncated_rules() { return {.jvp = svd_truncated_jvp}; }
 FamilyRules<RankLimit> svd_rank_limit_rules() { return {.jvp = svd_rank_limit_jvp}; }
+FamilyRules<NoFamilyAttrs> dual_basis_rules() { return {.jvp = dual_basis_jvp}; }
 FamilyRules<RankTolerance> pinv_rules() { return {.jvp = pinv_jvp}; }
 FamilyRules<QrMode> qr_rules() { return {.jvp = qr_jvp}; }
 FamilyRules<LuOptions> lu_rules() { return {.jvp = lu_jvp}; }

@@ -68,6 +68,10 @@ void register_cuda_kernels(const OpFamily& f, KernelRegistry& r) {
   });
   add<NoFamilyAttrs>(f, r, OpIndex::solve,
                      [](const NoFamilyAttrs&, In in, CudaBackend& be) { return V{cuda::solve(in[0], in[1], be)}; });
+  // Note [Dual basis] (svd.cpp): a copy of the factor.
+  add<NoFamilyAttrs>(f, r, OpIndex::dual_basis, [](const NoFamilyAttrs&, In in, CudaBackend& be) {
+    return V{ops::convert(in[0], in[0].dtype(), be)};
+  });
   // Note [Solves that keep the factors] (lu.cpp): getrs on given factors is
   // not wrapped for CUDA yet, so this kernel factors a again (right values,
   // without the saving). (a^H)^-1 b = conj((a^T)^-1 conj(b)).

@@ -35,6 +35,7 @@
   X(svdvals,            NoFamilyAttrs)          \
   X(svd_truncated,      SvdTruncatedOptions)    \
   X(svd_rank_limit,     RankLimit)              \
+  X(dual_basis,         NoFamilyAttrs)          \
   X(pinv,               RankTolerance)          \
   X(matrix_rank,        RankTolerance)          \
   X(qr,                 QrMode)                 \

@@ -1,5 +1,5 @@
-// linalg.svd, linalg.svdvals, linalg.svd_truncated, linalg.svd_rank_limit, linalg.pinv,
-// linalg.matrix_rank.
+// linalg.svd, linalg.svdvals, linalg.svd_truncated, linalg.svd_rank_limit,
+// linalg.dual_basis, linalg.pinv, linalg.matrix_rank.
 #include <algorithm>
 #include <optional>
 
@@ -15,6 +15,7 @@ constexpr const char* kSvd = "linalg.svd";
 constexpr const char* kSvdvals = "linalg.svdvals";
 constexpr const char* kSvdTruncated = "linalg.svd_truncated";
 constexpr const char* kSvdRankLimit = "linalg.svd_rank_limit";
+constexpr const char* kDualBasis = "linalg.dual_basis";
 constexpr const char* kPinv = "linalg.pinv";
 constexpr const char* kMatrixRank = "linalg.matrix_rank";
 
@@ -251,6 +252,29 @@ std::vector<Tensor> svd_rank_limit_kernel(const RankLimit& attrs, std::span<cons
   return out;
 }
 
+// ---- linalg.dual_basis ----------------------------------------------------------------
+// Note [Dual basis]: the SVD rule (ad_rules.cpp) works with the dual bases
+// x (x^H x)^-1 of its factors, which keep its derivatives exact off
+// orthonormality (Note [SVD derivative]). Its operands are the factors a
+// kernel returned, whose columns are orthonormal, so the dual is x itself:
+// this op returns a copy of x (the rule's operands are never anything else;
+// the op is the family's, for the rules) and carries the derivative of
+// x (x^H x)^-1 (dual_basis_jvp). Computed literally, the dual took a Gram
+// matrix, an LU and a solve per factor in every SVD derivative program.
+
+template <class D>
+std::vector<BasicTensorMeta<D>> infer_dual_basis(const NoFamilyAttrs&, std::span<const BasicTensorMeta<D>> in) {
+  matrix_shape(kDualBasis, in[0], "x");
+  return {in[0]};
+}
+
+std::vector<Tensor> dual_basis_kernel(const NoFamilyAttrs&, std::span<const Tensor> in, Backend& be) {
+  matrix_shape(kDualBasis, meta_of(in[0]), "x");
+  Tensor out = be.empty(in[0].dtype(), in[0].shape());
+  out.copy_from(in[0]);
+  return {out};
+}
+
 // ---- linalg.pinv and linalg.matrix_rank ------------------------------------------------
 
 // s_i <= max(atol, rtol * s_0) counts as zero; rtol's negative default is eps * max(m, n).
@@ -403,6 +427,13 @@ Declaration declare_svd_rank_limit() {
       {.name = kSvdRankLimit, .num_inputs = 3, .num_outputs = 3, .ad = AdKind::nonlinear},
       [](const RankLimit& a, auto in) { return infer_svd_rank_limit(a, in); }, svd_rank_limit_rules());
   return {std::move(op), typed_kernel<RankLimit>(svd_rank_limit_kernel)};
+}
+
+Declaration declare_dual_basis() {
+  FamilyOp op = define_family_op<NoFamilyAttrs>(
+      {.name = kDualBasis, .num_inputs = 1, .num_outputs = 1, .ad = AdKind::nonlinear},
+      [](const NoFamilyAttrs& a, auto in) { return infer_dual_basis(a, in); }, dual_basis_rules());
+  return {std::move(op), typed_kernel<NoFamilyAttrs>(dual_basis_kernel)};
 }
 
 Declaration declare_pinv() {

@@ -41,7 +41,9 @@ const std::vector<std::string> kOpNames{"linalg.svd",
                                         "linalg.matrix_exp_frechet",
                                         // used by svd_truncated and solve on graph values
                                         "linalg.svd_rank_limit",
-                                        "linalg.solve_factored"};
+                                        "linalg.solve_factored",
+                                        // used by the SVD derivative rules
+                                        "linalg.dual_basis"};
 
 TEST(LinalgFamily, EveryOpIsPresentOnce) {
   CpuBackend cpu;
@@ -65,7 +67,7 @@ TEST(LinalgFamily, EveryOpIsPresentOnce) {
   // cuSOLVER kernels: registered by the family when built with the cuda module.
   const std::set<std::string> cusolver{"linalg.svd", "linalg.svdvals",  "linalg.qr",       "linalg.lu",
                                        "linalg.lu_factor", "linalg.cholesky", "linalg.eigh", "linalg.solve",
-                                       "linalg.solve_factored"};
+                                       "linalg.solve_factored", "linalg.dual_basis"};
   EXPECT_TRUE(cuda_ops.empty() || cuda_ops == cusolver);
 }
 

@@ -752,6 +752,35 @@ TEST(LinalgAdTraced, SolveDerivativesFactorOnce) {
   }
 }
 
+// Note [Dual basis] (src/linalg/svd.cpp): linalg.dual_basis returns its
+// orthonormal operand and carries the derivative of x (x^H x)^-1. Its first
+// and second directional derivatives at an SVD factor equal those of that
+// expression written literally (a Gram matrix and a solve).
+TEST(LinalgAdTraced, DualBasisDifferentiatesAsTheLiteralDual) {
+  for (DType d : {DType::f64, DType::c128}) {
+    SCOPED_TRACE(dtype_name(d));
+    auto x = TracedTensor::input("x", d, {Dim(7), Dim(4), Dim(2)});
+    auto t = TracedTensor::input("t", d, {Dim(7), Dim(4), Dim(2)});
+    auto w = TracedTensor::input("w", d, {Dim(7), Dim(4), Dim(2)});
+    auto op = TracedTensor(graph::apply_family(la::family().op("linalg.dual_basis"), {}, {x.graph_value()})[0]);
+    auto xh = x.conj().transpose({1, 0, 2});
+    auto literal = la::solve(xh.matmul(x), xh).conj().transpose({1, 0, 2});
+    auto f = [&](const TracedTensor& y) { return (y * w.conj()).real().sum(); };
+    Program p = GraphCompiler().compile({op, jvp(f(op), x, t), jvp(jvp(f(op), x, t), x, t)});
+    Program q = GraphCompiler().compile({literal, jvp(f(literal), x, t), jvp(jvp(f(literal), x, t), x, t)});
+    auto rt = linalg_runtime();
+    Tensor u = la::svd(rnd({7, 4, 2}, d, 71), cpu()).u;
+    auto got = rt.run_compiled(p, {{"x", u}, {"t", rnd({7, 4, 2}, d, 72)}, {"w", rnd({7, 4, 2}, d, 73)}});
+    auto want = rt.run_compiled(q, {{"x", u}, {"t", rnd({7, 4, 2}, d, 72)}, {"w", rnd({7, 4, 2}, d, 73)}});
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      double scale = 0;
+      for (const DimVec& i : all_indices(want[k].shape())) scale = std::max(scale, std::abs(value_at(want[k], i)));
+      EXPECT_LE(max_abs_diff(got[k], want[k]), 1e-12 * (1 + scale)) << "output " << k;
+    }
+    EXPECT_GT(std::abs(value_at(want[2], {})), 1e-3) << "the second derivative is not trivially zero";
+  }
+}
+
 TEST(LinalgAdTraced, HvpThroughSvdOnDegenerateSpectrum) {
   // Compiled hvp of a TRG-like scalar at a matrix with a degenerate pair
   // (svd_truncated: see SvdTruncatedHvpCompiled and the known gap in docs).

@@ -39,6 +39,7 @@
 /// | linalg.svdvals | a [m,n] | S [k] | |
 /// | linalg.svd_truncated | a [m,n] | U [m,r], S [r], Vh [r,n]; r dynamic | SvdTruncatedOptions: max_rank (-1: none), rtol (0) |
 /// | linalg.svd_rank_limit | U [m,r], S [r], Vh [r,n] | their first min(max_rank, r) triplets; dynamic unless r is constant | RankLimit: max_rank (-1: all) |
+/// | linalg.dual_basis | x [m,k] with orthonormal columns (an SVD factor) | x (= x (x^H x)^-1), with the derivative of x (x^H x)^-1 | |
 /// | linalg.qr | a [m,n] | Q [m,k\|m], R [k\|m,n] | QrMode (reduced; complete, r) |
 /// | linalg.lu | a [m,n] | perm i64 [m], L [m,k], U [k,n], P [m,m] | LuOptions: permutation_matrix (true) |
 /// | linalg.lu_factor | a [m,n] | LU [m,n], pivots i64 [k] | |
