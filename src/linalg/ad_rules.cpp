@@ -198,8 +198,8 @@ std::vector<Value> svdvals_jvp(const NoFamilyAttrs&, std::span<const Value> in, 
   return {sum(real(mul(conj(f.u), matmul(t[0], adj(f.vh)))), {0})};
 }
 
-// Truncated SVD: the exact derivative of the kept triplets, from the full thin
-// SVD (computed inside the rule) with the kept vectors in front.
+// Truncated SVD: the exact derivative of the kept triplets, the first r of
+// the full thin SVD (the one truncated by rtol alone).
 // Singular values at or below rtol * s_max are zero for the truncation; the
 // rule treats them as exactly zero too (their vectors enter only through the
 // projector term of Note [SVD derivative]), which keeps second derivatives
@@ -207,27 +207,22 @@ std::vector<Value> svdvals_jvp(const NoFamilyAttrs&, std::span<const Value> in, 
 std::vector<Value> svd_truncated_jvp(const SvdTruncatedOptions& attrs, std::span<const Value> in, std::span<const Value> out,
                                      std::span<const Value> t) {
   if (!t[0].defined()) return none(3);
-  const Value& a = in[0];
-  const Value &u_r = out[0], &s_r = out[1], &vh_r = out[2];
+  const Value& s_r = out[1];
+  // Truncated by rtol alone, the outputs are that SVD (the traced
+  // svd_truncated with a rank limit is this op followed by
+  // linalg.svd_rank_limit: Note [Rank limit after the SVD] in traced.cpp);
+  // with a rank limit the rule computes it again.
+  const bool limited = attrs.max_rank >= 0;
+  const HandleSvd<Value> f = limited ? svd_truncated(in[0], {.max_rank = -1, .rtol = attrs.rtol})
+                                     : HandleSvd<Value>{out[0], out[1], out[2]};
+  SvdTangent g = svd_tangent(t[0], f.u, f.s, f.vh, false);
   // Values zeroed for a batch member's own rank are constants.
   Value kept = convert(compare(s_r, zeros_like(s_r), Dir::GT), s_r.dtype());
-  if (attrs.max_rank < 0) {
-    // Truncated by rtol alone, the outputs are the full thin SVD the rule
-    // needs (the traced svd_truncated with a rank limit is this op followed
-    // by linalg.svd_rank_limit: Note [Rank limit after the SVD] in traced.cpp).
-    SvdTangent g = svd_tangent(t[0], u_r, s_r, vh_r, false);
-    return {g.du, mul(g.ds, kept), g.dvh};
-  }
-  auto f = svd_truncated(a, {.max_rank = -1, .rtol = attrs.rtol});
-  const Dim r = s_r.shape()[0];
-  const Dim k = f.s.shape()[0];
+  if (!limited) return {g.du, mul(g.ds, kept), g.dvh};
   // The slices by the data-dependent r run after r is resolved: programs
   // order and plan them by symbol (Note [Symbol dependencies] in
   // src/runtime/compiler.cpp).
-  Value u = concatenate({u_r, slice_axis(f.u, 1, r, k)}, 1);
-  Value s = concatenate({s_r, slice_axis(f.s, 0, r, k)}, 0);
-  Value vh = concatenate({vh_r, slice_axis(f.vh, 0, r, k)}, 0);
-  SvdTangent g = svd_tangent(t[0], u, s, vh, false);
+  const Dim r = s_r.shape()[0];
   return {slice_axis(g.du, 1, Dim(0), r), mul(slice_axis(g.ds, 0, Dim(0), r), kept),
           slice_axis(g.dvh, 0, Dim(0), r)};
 }
