@@ -565,6 +565,26 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   return m;
 }
 
+double max_abs(const Tensor& x) {
+  double m = 0;
+  for (const DimVec& i : all_indices(x.shape())) m = std::max(m, std::abs(value_at(x, i)));
+  return m;
+}
+
+// How many instructions of `p` run the op `name`.
+std::ptrdiff_t kernel_count(const Program& p, std::string_view name) {
+  return std::count_if(p.code.begin(), p.code.end(), [&](const Instruction& i) { return i.name() == name; });
+}
+
+// Each output within rtol (1 + max |want_k|) of the other program's.
+void expect_outputs_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want, double rtol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].shape(), want[k].shape()) << "output " << k;
+    EXPECT_LE(max_abs_diff(got[k], want[k]), rtol * (1 + max_abs(want[k]))) << "output " << k;
+  }
+}
+
 TEST(LinalgAdTraced, SvdTruncatedCompiledOnceRanksAndSizesVary) {
   auto a = TracedTensor::input("a", DType::f64, {Dim("m"), Dim("n")});
   auto [u, s, vh] = la::svd_truncated(a, {.max_rank = 5, .rtol = 1e-9});
@@ -641,19 +661,16 @@ TEST(LinalgAdTraced, SvdvalsShareTheRuleSvdInCompiledPrograms) {
   auto y = la::svdvals(a).exp().sum();
   auto dy = jvp(y, a, t);
   auto ct = vjp(y, a, TracedTensor::constant(Tensor::full({}, Scalar(1.0), DType::f64)));
-  auto count = [](const Program& p, std::string_view name) {
-    return std::count_if(p.code.begin(), p.code.end(), [&](const Instruction& i) { return i.name() == name; });
-  };
   Program values = GraphCompiler().compile(y);
-  EXPECT_EQ(count(values, "linalg.svdvals"), 1);
-  EXPECT_EQ(count(values, "linalg.svd"), 0);
+  EXPECT_EQ(kernel_count(values, "linalg.svdvals"), 1);
+  EXPECT_EQ(kernel_count(values, "linalg.svd"), 0);
   Program merged = GraphCompiler().compile({y, dy, ct});
-  EXPECT_EQ(count(merged, "linalg.svdvals"), 0) << merged.to_text();
-  EXPECT_EQ(count(merged, "linalg.svd"), 1) << merged.to_text();
+  EXPECT_EQ(kernel_count(merged, "linalg.svdvals"), 0) << merged.to_text();
+  EXPECT_EQ(kernel_count(merged, "linalg.svd"), 1) << merged.to_text();
   CompileOptions no_cse;
   no_cse.cse = false;
   Program plain = GraphCompiler(no_cse).compile({y, dy, ct});
-  EXPECT_EQ(count(plain, "linalg.svdvals"), 1);
+  EXPECT_EQ(kernel_count(plain, "linalg.svdvals"), 1);
   auto rt = linalg_runtime();
   Tensor av = rnd({5, 3}, DType::f64, 31), tv = rnd({5, 3}, DType::f64, 32);
   auto got = rt.run_compiled(merged, {{"a", av}, {"t", tv}});
@@ -688,15 +705,12 @@ TEST(LinalgAdTraced, SvdTruncatedWithRankLimitRunsOneSvd) {
   auto y = loss(la::svd_truncated(a, opts));
   auto one_op = graph::apply_family(la::family().op("linalg.svd_truncated"), FamilyAttrs::of(opts), {a.graph_value()});
   auto y1 = loss({TracedTensor(one_op[0]), TracedTensor(one_op[1]), TracedTensor(one_op[2])});
-  auto count = [](const Program& p, std::string_view name) {
-    return std::count_if(p.code.begin(), p.code.end(), [&](const Instruction& i) { return i.name() == name; });
-  };
   GraphCompiler compiler;
   Program p = compiler.compile({y, grad(y, a), hvp(y, a, v)});
-  EXPECT_EQ(count(p, "linalg.svd_truncated"), 1) << p.to_text();
-  EXPECT_EQ(count(p, "linalg.svd_rank_limit"), 1) << p.to_text();
+  EXPECT_EQ(kernel_count(p, "linalg.svd_truncated"), 1) << p.to_text();
+  EXPECT_EQ(kernel_count(p, "linalg.svd_rank_limit"), 1) << p.to_text();
   Program p1 = compiler.compile({y1, grad(y1, a), hvp(y1, a, v)});
-  EXPECT_EQ(count(p1, "linalg.svd_truncated"), 2) << "the single op's rule takes a second SVD";
+  EXPECT_EQ(kernel_count(p1, "linalg.svd_truncated"), 2) << "the single op's rule takes a second SVD";
   auto rt = linalg_runtime();
   // Batch member 0 of full rank, member 1 of rank 2 (its third value is cut by rtol).
   Tensor x = Tensor::zeros({6, 5, 2}, DType::f64);
@@ -706,12 +720,7 @@ TEST(LinalgAdTraced, SvdTruncatedWithRankLimitRunsOneSvd) {
   auto got = rt.run_compiled(p, {{"a", x}, {"v", dir}});
   auto want = rt.run_compiled(p1, {{"a", x}, {"v", dir}});
   ASSERT_EQ(got.size(), 3u);
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    ASSERT_EQ(got[k].shape(), want[k].shape());
-    double scale = 0;
-    for (const DimVec& i : all_indices(want[k].shape())) scale = std::max(scale, std::abs(value_at(want[k], i)));
-    EXPECT_LE(max_abs_diff(got[k], want[k]), 1e-10 * (1 + scale)) << "output " << k;
-  }
+  expect_outputs_close(got, want, 1e-10);
 }
 
 // Note [Solves that keep the factors] (src/linalg/lu.cpp): solve on graph
@@ -729,26 +738,19 @@ TEST(LinalgAdTraced, SolveDerivativesFactorOnce) {
     auto y = loss(la::solve(a, b));
     auto one_op = graph::apply_family(la::family().op("linalg.solve"), {}, {a.graph_value(), b.graph_value()});
     auto y1 = loss(TracedTensor(one_op[0]));
-    auto count = [](const Program& p, std::string_view name) {
-      return std::count_if(p.code.begin(), p.code.end(), [&](const Instruction& i) { return i.name() == name; });
-    };
     GraphCompiler compiler;
     Program p = compiler.compile({y, grad(y, a), grad(y, b), jvp(y, a, t), hvp(y, a, t)});
-    EXPECT_EQ(count(p, "linalg.lu_factor"), 1) << p.to_text();
-    EXPECT_EQ(count(p, "linalg.solve"), 0) << p.to_text();
+    EXPECT_EQ(kernel_count(p, "linalg.lu_factor"), 1) << p.to_text();
+    EXPECT_EQ(kernel_count(p, "linalg.solve"), 0) << p.to_text();
     Program p1 = compiler.compile({y1, grad(y1, a), grad(y1, b), jvp(y1, a, t), hvp(y1, a, t)});
-    EXPECT_EQ(count(p1, "linalg.solve"), 1);
-    EXPECT_GE(count(p1, "linalg.lu_factor"), 1) << "the single op's rules factor a again";
+    EXPECT_EQ(kernel_count(p1, "linalg.solve"), 1);
+    EXPECT_GE(kernel_count(p1, "linalg.lu_factor"), 1) << "the single op's rules factor a again";
     auto rt = linalg_runtime();
     Tensor av = rnd({6, 6, 2}, d, 61), bv = rnd({6, 3, 2}, d, 62), tv = rnd({6, 6, 2}, d, 63);
     auto got = rt.run_compiled(p, {{"a", av}, {"b", bv}, {"t", tv}});
     auto want = rt.run_compiled(p1, {{"a", av}, {"b", bv}, {"t", tv}});
     ASSERT_EQ(got.size(), 5u);
-    for (std::size_t k = 0; k < got.size(); ++k) {
-      double scale = 0;
-      for (const DimVec& i : all_indices(want[k].shape())) scale = std::max(scale, std::abs(value_at(want[k], i)));
-      EXPECT_LE(max_abs_diff(got[k], want[k]), 1e-11 * (1 + scale)) << "output " << k;
-    }
+    expect_outputs_close(got, want, 1e-11);
   }
 }
 
@@ -772,11 +774,7 @@ TEST(LinalgAdTraced, DualBasisDifferentiatesAsTheLiteralDual) {
     Tensor u = la::svd(rnd({7, 4, 2}, d, 71), cpu()).u;
     auto got = rt.run_compiled(p, {{"x", u}, {"t", rnd({7, 4, 2}, d, 72)}, {"w", rnd({7, 4, 2}, d, 73)}});
     auto want = rt.run_compiled(q, {{"x", u}, {"t", rnd({7, 4, 2}, d, 72)}, {"w", rnd({7, 4, 2}, d, 73)}});
-    for (std::size_t k = 0; k < got.size(); ++k) {
-      double scale = 0;
-      for (const DimVec& i : all_indices(want[k].shape())) scale = std::max(scale, std::abs(value_at(want[k], i)));
-      EXPECT_LE(max_abs_diff(got[k], want[k]), 1e-12 * (1 + scale)) << "output " << k;
-    }
+    expect_outputs_close(got, want, 1e-12);
     EXPECT_GT(std::abs(value_at(want[2], {})), 1e-3) << "the second derivative is not trivially zero";
   }
 }
@@ -805,8 +803,7 @@ TEST(LinalgAdTraced, HvpThroughSvdOnDegenerateSpectrum) {
   Tensor gp = rt.run_compiled(pg, {{"a", add(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
   Tensor gm = rt.run_compiled(pg, {{"a", sub(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
   Tensor fd = mul(sub(gp, gm, cpu()), Scalar(1 / (2 * eps)), cpu());
-  double scale = 0;
-  for (const DimVec& i : all_indices(fd.shape())) scale = std::max(scale, std::abs(value_at(fd, i)));
+  const double scale = max_abs(fd);
   EXPECT_LE(max_abs_diff(hv, fd) / scale, 1e-5);
   for (const DimVec& i : all_indices(hv.shape())) EXPECT_TRUE(std::isfinite(value_at(hv, i).real()));
 }
@@ -835,8 +832,7 @@ TEST(LinalgAdTraced, SvdTruncatedHvpCompiled) {
     Tensor gp = rt.run_compiled(pg, {{"a", add(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
     Tensor gm = rt.run_compiled(pg, {{"a", sub(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
     Tensor fd = mul(sub(gp, gm, cpu()), Scalar(1 / (2 * eps)), cpu());
-    double scale = 0;
-    for (const DimVec& i : all_indices(fd.shape())) scale = std::max(scale, std::abs(value_at(fd, i)));
+    const double scale = max_abs(fd);
     EXPECT_LE(max_abs_diff(hv, fd) / scale, 1e-6) << "n = " << n;
   }
 }
@@ -932,9 +928,7 @@ double svd_hvp_error(SvdObservable kind, const std::vector<double>& spectrum, st
   Tensor gp = rt.run_compiled(pg, {{"a", add(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
   Tensor gm = rt.run_compiled(pg, {{"a", sub(x, mul(dir, Scalar(eps), cpu()), cpu())}})[0];
   Tensor fd = mul(sub(gp, gm, cpu()), Scalar(1 / (2 * eps)), cpu());
-  double scale = 0;
-  for (const DimVec& i : all_indices(fd.shape()))
-    scale = std::max(scale, std::abs(value_at(fd, i)));
+  const double scale = max_abs(fd);
   return max_abs_diff(hv, fd) / scale;
 }
 
