@@ -412,7 +412,8 @@ def write_report(data, args, started, load_start, load_end, elapsed):
         s = ["## Permutation vs memcpy\n",
              "`bench/core/bench_core` (Google Benchmark, mean over its adaptive iteration count, "
              f"min time {args.perm_min_time} s): permuting each pattern of "
-             "`permutation_patterns.json` (f64) against memcpy of the same bytes (1 thread: `memcpy`; 2 threads: "
+             "`permutation_patterns.json` (f64) against memcpy of the same bytes between two tensors' buffers, so both "
+             "sides use the same memory (2 MiB-aligned, on transparent huge pages) (1 thread: `memcpy`; 2 threads: "
              "memcpy split over 2 OpenMP threads). Ratio = our bandwidth / memcpy's (time of memcpy / ours).\n"]
         series = {}
         for t, perm in data["perm"].items():

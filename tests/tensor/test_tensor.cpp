@@ -356,7 +356,8 @@ TEST(Copies, CopyFromAnyLayoutAndOverlapping) {
 // tiles]): random ranks 0..6, extents around the tile edges (4, 8, 16
 // elements), destination and source axis orders shuffled, gaps between
 // strides, negative strides, zero source strides, every element size, and
-// each instruction set the CPU has (the cap selects AVX-512, AVX2, scalar).
+// each instruction set the CPU has (the cap selects AVX-512, AVX2, scalar),
+// in place and through the streamed buffer of large outputs.
 struct RawLayout {
   Strides strides;
   std::int64_t origin = 0;  // element offset of index 0 inside the buffer
@@ -402,6 +403,9 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
       if (trial % 20 == 19 && !shape.empty()) shape[rng() % shape.size()] = 0;  // an empty copy writes nothing
       if (trial % 10 == 3) shape = {64 + static_cast<std::int64_t>(rng() % 40), 48 + static_cast<std::int64_t>(rng() % 40)};
       if (trial % 10 == 7) shape = Shape(6, 4 + static_cast<std::int64_t>(trial % 3));  // reversals of many short axes
+      if (trial % 20 == 5)  // runs longer than a streamed block (16 x 16 tiles): several blocks per run
+        shape = {129 + static_cast<std::int64_t>(rng() % 200), 129 + static_cast<std::int64_t>(rng() % 100),
+                 1 + static_cast<std::int64_t>(rng() % 2)};
       const std::size_t rank = shape.size();
       RawLayout dl = random_raw_layout(shape, rng, false), sl = random_raw_layout(shape, rng, true);
       if (trial % 10 == 7) {  // the source is the destination's axes reversed
@@ -436,20 +440,23 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
           if (k == rank) break;
         }
       }
-      for (detail::CopyIsa cap : caps) {
-        std::vector<unsigned char> dst(expect.size(), 0xAB);
-        detail::CopyIsa old = detail::set_copy_isa_cap(cap);
-        detail::copy_strided(dst.data() + dl.origin * std::int64_t(es), dl.strides,
-                             src.data() + sl.origin * std::int64_t(es), sl.strides, shape, es);
-        detail::set_copy_isa_cap(old);
-        EXPECT_TRUE(dst == expect) << "element size " << es << ", shape " << shape << ", dst strides "
-                                   << dl.strides << ", src strides " << sl.strides << ", cap "
-                                   << static_cast<int>(cap);
-        ++cases;
-      }
+      for (detail::CopyIsa cap : caps)
+        for (bool streamed : {false, true}) {  // streamed: the buffered path of large outputs
+          std::vector<unsigned char> dst(expect.size(), 0xAB);
+          detail::CopyIsa old = detail::set_copy_isa_cap(cap);
+          std::int64_t old_bytes = detail::set_copy_stream_bytes(streamed ? 0 : std::int64_t(1) << 62);
+          detail::copy_strided(dst.data() + dl.origin * std::int64_t(es), dl.strides,
+                               src.data() + sl.origin * std::int64_t(es), sl.strides, shape, es);
+          detail::set_copy_isa_cap(old);
+          detail::set_copy_stream_bytes(old_bytes);
+          EXPECT_TRUE(dst == expect) << "element size " << es << ", shape " << shape << ", dst strides "
+                                     << dl.strides << ", src strides " << sl.strides << ", cap "
+                                     << static_cast<int>(cap) << (streamed ? ", streamed" : "");
+          ++cases;
+        }
     }
   }
-  EXPECT_EQ(cases, 5 * 160 * 3);
+  EXPECT_EQ(cases, 5 * 160 * 3 * 2);
 }
 
 TEST(Access, HostDataAtSetToVecItem) {

@@ -13,9 +13,9 @@
 /// destination's stride order, and when the fastest source axis differs from
 /// the fastest destination axis the copy goes through cache-sized 2-D tiles:
 /// in-register transpositions (AVX-512 or AVX2, chosen at run time) when both
-/// sides have a contiguous run of at least a cache line of elements, with
-/// streaming stores for large aligned outputs (Note [Transpose tiles] in
-/// src/tensor/strided_copy.cpp).
+/// sides have a contiguous run of at least a cache line of elements; large
+/// outputs go through a cache-resident buffer and streaming stores (Note
+/// [Transpose tiles] in src/tensor/strided_copy.cpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +37,18 @@ enum class CopyIsa { scalar, avx2, avx512 };
 /// tenferro::detail::set_copy_isa_cap(old);
 /// ```
 CopyIsa set_copy_isa_cap(CopyIsa cap);
+
+/// Sets the output size (bytes, process-wide) from which transposing copies
+/// go through a buffer with streaming stores (Note [Transpose tiles]; 8 MiB
+/// by default) and returns the previous one. Tests lower it to run that path
+/// on small copies.
+///
+/// ```cpp
+/// auto old = tenferro::detail::set_copy_stream_bytes(0);
+/// // ... every transposing copy is streamed ...
+/// tenferro::detail::set_copy_stream_bytes(old);
+/// ```
+std::int64_t set_copy_stream_bytes(std::int64_t bytes);
 
 /// Copies `shape` elements of `elem_size` bytes (1, 2, 4, 8 or 16) from `src`
 /// (element strides `src_strides`) to `dst` (`dst_strides`). The two regions
