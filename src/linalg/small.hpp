@@ -9,6 +9,7 @@
 // - QR: unblocked Householder (geqr2/ung2r), reflectors as in larfg, so that
 //   R's diagonal has LAPACK's signs.
 // - LU with partial pivoting (getf2) and the triangular solves (getrs).
+// - Cholesky (potf2) and triangular solves with a triangular matrix (trsm).
 // - Hermitian eigenproblem: Householder tridiagonalisation and implicit QL
 //   with Wilkinson shifts (the tred2/tql2 scheme).
 // - SVD: Householder bidiagonalisation and implicit-shift QR on the
@@ -199,6 +200,122 @@ void ungqr(std::int64_t m, std::int64_t n, std::int64_t k, T* a, std::int64_t ld
     for (std::int64_t i = 1; i < len; ++i) v[i] *= -tau[j];
     v[0] = T(1) - tau[j];
     for (std::int64_t i = 0; i < j; ++i) a[i + j * lda] = T(0);
+  }
+}
+
+/// potrf without blocking: the Cholesky factor of the Hermitian positive
+/// definite n x n matrix a, in its lower (uplo 'L': a = L L^H, right-looking,
+/// every update a unit-stride column loop) or upper ('U': a = U^H U, dot
+/// products down columns) triangle; the other triangle is not touched and
+/// the imaginary parts of the diagonal are ignored, as in LAPACK. Returns
+/// LAPACK's info: 0, or j + 1 when the leading minor of order j + 1 is not
+/// positive definite (the factorisation stops there).
+template <class T>
+int potrf(char uplo, std::int64_t n, T* a, std::int64_t lda) {
+  using R = real_t<T>;
+  auto diag = [](const T& v) -> R {
+    if constexpr (is_complex_v<T>)
+      return v.real();
+    else
+      return v;
+  };
+  if (uplo == 'L') {
+    for (std::int64_t j = 0; j < n; ++j) {
+      T* cj = a + j * lda;
+      const R d = diag(cj[j]);
+      if (!(d > R(0))) return static_cast<int>(j + 1);
+      const R ljj = std::sqrt(d), inv = R(1) / ljj;
+      cj[j] = T(ljj);
+      for (std::int64_t i = j + 1; i < n; ++i) cj[i] *= inv;
+      for (std::int64_t k = j + 1; k < n; ++k) {
+        const T c = conj_of(cj[k]);
+        T* ck = a + k * lda;
+        for (std::int64_t i = k; i < n; ++i) ck[i] -= cj[i] * c;
+      }
+    }
+    return 0;
+  }
+  for (std::int64_t j = 0; j < n; ++j) {
+    T* cj = a + j * lda;
+    for (std::int64_t i = 0; i < j; ++i) {  // U[i, j] = (a[i, j] - U[:i, i]^H U[:i, j]) / U[i, i]
+      const T* ci = a + i * lda;
+      T acc = cj[i];
+      for (std::int64_t k = 0; k < i; ++k) acc -= conj_of(ci[k]) * cj[k];
+      cj[i] = acc / ci[i];
+    }
+    R d = diag(cj[j]);
+    for (std::int64_t k = 0; k < j; ++k) d -= abs2(cj[k]);
+    if (!(d > R(0))) return static_cast<int>(j + 1);
+    cj[j] = T(std::sqrt(d));
+  }
+  return 0;
+}
+
+/// Solves X t = B in place of the m x k matrix B (leading dimension ldb) for
+/// the k x k column-major triangular t (`lower` or upper; inv[j] = 1 /
+/// t[j, j]): column j of X needs the columns solved before it (after it in
+/// t's order when t is lower), and every update is a unit-stride loop down a
+/// column of B.
+template <class T>
+void trsm_right(const T* t, const T* inv, bool lower, std::int64_t m, std::int64_t k, T* b, std::int64_t ldb) {
+  constexpr std::int64_t kRows = 8;  // rows of X kept in registers across the updates
+  for (std::int64_t s = 0; s < k; ++s) {
+    const std::int64_t j = lower ? k - 1 - s : s;
+    T* xj = b + j * ldb;
+    const T* tj = t + j * k;
+    const std::int64_t lo = lower ? j + 1 : 0, hi = lower ? k : j;
+    std::int64_t i0 = 0;
+    for (; i0 + kRows <= m; i0 += kRows) {
+      T acc[kRows];
+      for (std::int64_t u = 0; u < kRows; ++u) acc[u] = xj[i0 + u];
+      for (std::int64_t l = lo; l < hi; ++l) {
+        const T f = tj[l];
+        const T* xl = b + l * ldb + i0;
+        for (std::int64_t u = 0; u < kRows; ++u) acc[u] -= xl[u] * f;
+      }
+      for (std::int64_t u = 0; u < kRows; ++u) xj[i0 + u] = acc[u] * inv[j];
+    }
+    for (std::int64_t i = i0; i < m; ++i) {
+      T acc = xj[i];
+      for (std::int64_t l = lo; l < hi; ++l) acc -= b[i + l * ldb] * tj[l];
+      xj[i] = acc * inv[j];
+    }
+  }
+}
+
+/// trsm with alpha = 1 for a triangular a of order at most kSmallFactorMax:
+/// solves op(a) X = B (side 'L') or X op(a) = B (side 'R') in place of the
+/// m x n matrix B, op(a) = a (transa 'N') or a^T ('T'), a's triangle `uplo`,
+/// unit diagonal when diag is 'U'. The side 'R' solve runs down the columns
+/// of B (trsm_right); the side 'L' one is the same solve on the transpose,
+/// X^T op(a)^T = B^T, with blocks of B's columns transposed into a local
+/// panel (as in getrs_panel).
+template <class T>
+void trsm(char side, char uplo, char transa, char diag, std::int64_t m, std::int64_t n, const T* a,
+          std::int64_t lda, T* b, std::int64_t ldb) {
+  const bool left = side == 'L';
+  const std::int64_t k = left ? m : n;  // the order of a
+  // t = op(a) (side 'R') or op(a)^T (side 'L'), its other triangle unset.
+  const bool flip = (transa != 'N') != left;
+  const bool lower = (uplo == 'L') != flip;  // t's triangle
+  T t[kSmallFactorMax * kSmallFactorMax];
+  T inv[kSmallFactorMax];
+  for (std::int64_t j = 0; j < k; ++j) {
+    const std::int64_t lo = lower ? j : 0, hi = lower ? k : j + 1;
+    for (std::int64_t i = lo; i < hi; ++i) t[i + j * k] = flip ? a[j + i * lda] : a[i + j * lda];
+    inv[j] = diag == 'U' ? T(1) : T(1) / t[j + j * k];
+  }
+  if (!left) return trsm_right(t, inv, lower, m, k, b, ldb);
+  constexpr std::int64_t kChunk = 64;
+  T panel[kSmallFactorMax * kChunk];  // kc x k: column i holds row i of the block of B
+  for (std::int64_t c0 = 0; c0 < n; c0 += kChunk) {
+    const std::int64_t kc = std::min(kChunk, n - c0);
+    T* bb = b + c0 * ldb;
+    for (std::int64_t i = 0; i < k; ++i)
+      for (std::int64_t c = 0; c < kc; ++c) panel[c + i * kc] = bb[i + c * ldb];
+    trsm_right(t, inv, lower, kc, k, panel, kc);
+    for (std::int64_t i = 0; i < k; ++i)
+      for (std::int64_t c = 0; c < kc; ++c) bb[i + c * ldb] = panel[c + i * kc];
   }
 }
 

@@ -149,11 +149,21 @@ std::vector<Tensor> band_kernel(const BandAttrs& attrs, std::span<const Tensor> 
     for (std::int64_t b = 0; b < mb.count(); ++b) {
       const T* s = src + mb.offsets[static_cast<std::size_t>(b)];
       T* d = dst + b * mb.rows * mb.cols;
-      for (std::int64_t j = 0; j < mb.cols; ++j)
-        for (std::int64_t i = 0; i < mb.rows; ++i) {
-          std::int64_t off = j - i;
-          d[i + j * mb.rows] = (off >= lo && off <= hi) ? s[i * mb.rs + j * mb.cs] : T(0);
-        }
+      // Column j keeps the rows i with lo <= j - i <= hi, the range [j - hi, j - lo]
+      // clamped to [0, rows) (compared before subtracting: lo and hi may be far out).
+      const std::int64_t rows = mb.rows;
+      for (std::int64_t j = 0; j < mb.cols; ++j) {
+        const std::int64_t i0 = hi >= j ? 0 : hi <= j - rows ? rows : j - hi;
+        const std::int64_t i1 = std::max(i0, lo <= j - rows ? rows : lo > j ? 0 : j - lo + 1);
+        T* dj = d + j * mb.rows;
+        const T* sj = s + j * mb.cs;
+        std::fill(dj, dj + i0, T(0));
+        if (mb.rs == 1)
+          std::copy(sj + i0, sj + i1, dj + i0);
+        else
+          for (std::int64_t i = i0; i < i1; ++i) dj[i] = sj[i * mb.rs];
+        std::fill(dj + i1, dj + rows, T(0));
+      }
     }
   });
   return {out};

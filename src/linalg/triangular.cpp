@@ -1,8 +1,10 @@
-// linalg.cholesky (potrf) and linalg.triangular_solve (trsm).
+// linalg.cholesky (potrf) and linalg.triangular_solve (trsm); matrices of order up to
+// small::kSmallFactorMax use the plain loops of small.hpp.
 #include <algorithm>
 
 #include "common.hpp"
 #include "ops.hpp"
+#include "small.hpp"
 #include "tenferro/ops/backend.hpp"
 
 namespace tenferro::linalg::detail {
@@ -19,6 +21,7 @@ void cholesky_into(const Tensor& a, bool lower, T* out) {
   const std::int64_t n = mb.rows, count = mb.count();
   const lapack_int ln = to_lapack_int(kCholesky, n), ld = std::max<lapack_int>(ln, 1);
   const T* base = ptr<T>(a);
+  const bool small_path = small::use_small_factor(n, n);  // Note [Small matrices] in small.hpp
   BatchStatus status(count);
   for_each_batch(
       count, split_batch(count, n, n), [] { return 0; },
@@ -26,11 +29,16 @@ void cholesky_into(const Tensor& a, bool lower, T* out) {
         T* ob = out + b * n * n;
         load_matrix(ob, n, base, mb, b);
         if (n == 0) return;
-        status.set(b, lapack::potrf<T>(lower ? 'L' : 'U', ln, ob, ld));
+        status.set(b, small_path ? small::potrf<T>(lower ? 'L' : 'U', n, ob, n)
+                                 : lapack::potrf<T>(lower ? 'L' : 'U', ln, ob, ld));
         // The triangle potrf did not write is zero in the result.
-        for (std::int64_t j = 0; j < n; ++j)
-          for (std::int64_t i = 0; i < n; ++i)
-            if (lower ? i < j : i > j) ob[i + j * n] = T(0);
+        for (std::int64_t j = 0; j < n; ++j) {
+          T* col = ob + j * n;
+          if (lower)
+            std::fill(col, col + j, T(0));
+          else
+            std::fill(col + j + 1, col + n, T(0));
+        }
       });
   throw_if_failed(kCholesky, a, "a", status, [](int info) {
     return ::tenferro::detail::str("is not positive definite: its leading minor of order ", info,
@@ -113,6 +121,7 @@ Tensor triangular_solve_typed(const Tensor& a, const Tensor& b_in, const Triangu
   const lapack_int lm = to_lapack_int(kTriangularSolve, rb.rows);
   const lapack_int ln = to_lapack_int(kTriangularSolve, rb.cols);
   const T* bbase = ptr<T>(bm);
+  const bool small_path = small::use_small_factor(n, n);  // Note [Small matrices] in small.hpp
   for_each_batch(
       count, split_batch(count, n, n + std::max(rb.rows, rb.cols)),
       [&] { return std::vector<T>(in_place ? 0 : static_cast<std::size_t>(n * n)); },
@@ -124,7 +133,10 @@ Tensor triangular_solve_typed(const Tensor& a, const Tensor& b_in, const Triangu
         }
         T* xb = ptr<T>(x) + b * rb.rows * rb.cols;
         load_matrix(xb, rb.rows, bbase, rb, b);
-        if (lm > 0 && ln > 0)
+        if (lm == 0 || ln == 0) return;
+        if (small_path)
+          small::trsm<T>(t.left ? 'L' : 'R', uplo, transa, t.unit_diagonal ? 'U' : 'N', lm, ln, ap, lda, xb, lm);
+        else
           lapack::trsm<T>(t.left ? 'L' : 'R', uplo, transa, t.unit_diagonal ? 'U' : 'N', lm, ln, ap, lda, xb,
                           std::max<lapack_int>(lm, 1));
       });

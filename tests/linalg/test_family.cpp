@@ -1,6 +1,7 @@
 // The linalg family as a table: every op is present with inference and a
 // CPU kernel, inference agrees with what the kernel returns, and the eager
 // functions are the family ops (same results as call_family).
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -250,6 +251,45 @@ TEST(LinalgFamily, RankLimitKeepsAPrefix) {
   EXPECT_TRUE(testing::throws_with<DTypeError>(
       [&] { run(1, {u, Tensor::zeros({4, 3}, DType::f32), vh}); },
       {"linalg.svd_rank_limit", "f32"}));
+}
+
+// linalg.band: entry (i, j) kept when lo <= j - i <= hi, zero otherwise,
+// against that rule element by element: wide and tall matrices, a batch, a
+// transposed (row-major) operand, bands that miss the matrix, and offsets
+// far outside it (kNoLimit and the int64 extremes).
+TEST(LinalgFamily, BandKeepsTheChosenDiagonals) {
+  CpuBackend cpu;
+  const FamilyOp& op = linalg::family().op("linalg.band");
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max(), small = std::numeric_limits<std::int64_t>::min();
+  const std::pair<std::int64_t, std::int64_t> bands[] = {
+      {0, 0}, {-linalg::kNoLimit, -1}, {1, linalg::kNoLimit}, {-2, 1}, {3, 2}, {-9, -7}, {8, 20},
+      {-linalg::kNoLimit, linalg::kNoLimit}, {small, big}, {small, small}, {big, big}, {-1, big}};
+  for (const Shape& shape : {Shape{5, 7}, Shape{7, 5, 3}})
+    for (bool transposed : {false, true}) {
+      Tensor a = testing::random_tensor(shape, DType::f64, 5);
+      if (transposed) {  // the same values, read through a row-major layout
+        Shape t = shape;
+        std::swap(t[0], t[1]);
+        DimVec perm{1, 0};
+        if (shape.size() == 3) perm.push_back(2);
+        a = testing::random_tensor(t, DType::f64, 5).permute(perm);
+      }
+      for (auto [lo, hi] : bands) {
+        SCOPED_TRACE(::testing::Message() << "shape " << shape << " transposed " << transposed << " lo " << lo
+                                          << " hi " << hi);
+        Tensor out = call_family(op, FamilyAttrs::of(linalg::BandAttrs{.lo = lo, .hi = hi}), std::vector<Tensor>{a}, cpu)[0];
+        ASSERT_EQ(out.shape(), shape);
+        const std::int64_t batch = shape.size() == 3 ? shape[2] : 1;
+        for (std::int64_t b = 0; b < batch; ++b)
+          for (std::int64_t j = 0; j < shape[1]; ++j)
+            for (std::int64_t i = 0; i < shape[0]; ++i) {
+              DimVec idx{i, j};
+              if (shape.size() == 3) idx.push_back(b);
+              const std::int64_t off = j - i;
+              EXPECT_EQ(out.at<double>(idx), off >= lo && off <= hi ? a.at<double>(idx) : 0.0);
+            }
+      }
+    }
 }
 
 // linalg.solve_factored: x = op(a)^-1 b from lu_factor(a)'s factors, for

@@ -537,6 +537,10 @@ void dot_general_layouts(DType d, Gen& g, std::vector<OpSample>& out) {
   add(mm({1}, {0}), col_major({16, 16}, d, g), row_major({16, 16}, d, g), "m n k = 4096: small loop");
   add(mm({1}, {0}), col_major({16, 17}, d, g), row_major({17, 16}, d, g), "m n k = 4352: BLAS");
   add(mm({1}, {0}), col_major({2, 3}, d, g), col_major({3, 2}, d, g), "tiny, small loop");
+  add(mm({0}, {0}), col_major({16, 16}, d, g), col_major({16, 16}, d, g),
+      "lhs contracted on axis 0, m n k = 4096: small loop, 4 x 4 blocks of dot products");
+  add(mm({1}, {0}), row_major({7, 9}, d, g), col_major({9, 6}, d, g),
+      "row-major lhs 7 x 9, n = 6: small loop, dot products with partial blocks");
 }
 
 void dot_general_samples(Gen& g, std::vector<OpSample>& out) {
