@@ -149,15 +149,18 @@ lapack_int to_lapack_int(const char* op, std::int64_t v) {
   return static_cast<lapack_int>(v);
 }
 
-bool split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols) {
+BatchSplit split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols) {
   const int threads = get_num_threads();
-  if (count < 2 || threads <= 1) return false;
-  // A parallel region costs microseconds: split only batches with enough
-  // arithmetic (about rows * cols * min(rows, cols) per matrix).
-  const double work = static_cast<double>(count) * static_cast<double>(rows) *
-                      static_cast<double>(cols) * static_cast<double>(std::min(rows, cols));
-  if (work < kParallelWork) return false;
-  return rows * cols <= 128 * 128 || count >= threads;
+  if (threads <= 1) return {};
+  // About rows * cols * min(rows, cols) flops per matrix.
+  const double per_matrix =
+      static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(std::min(rows, cols));
+  const BatchSplit serial{.parallel = false, .one_lapack_thread = per_matrix <= kThreadedLapackWork};
+  if (count < 2) return serial;
+  // A parallel region costs microseconds: split only batches with enough arithmetic.
+  if (static_cast<double>(count) * per_matrix < kParallelWork) return serial;
+  if (rows * cols <= 128 * 128 || count >= threads) return {.parallel = true};
+  return serial;
 }
 
 Tensor unrequested_output(Backend& backend, DType dtype, const Shape& batch) {

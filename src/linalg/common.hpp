@@ -13,7 +13,9 @@
 // matrix is reported as a LinalgError, so a throwing call never returns
 // (partial) output. The batch is split across threads when it has enough
 // arithmetic to pay for a parallel region and the matrices are small (LAPACK
-// threads large ones itself) or at least as many as the threads.
+// threads large ones itself) or at least as many as the threads; a loop that
+// stays on one thread keeps LAPACK on one thread too for matrices up to
+// order 256 (Note [LAPACK threads]).
 #include <omp.h>
 
 #include <algorithm>
@@ -265,16 +267,51 @@ lapack_int to_lapack_int(const char* op, std::int64_t v);
 /// Estimated flops below which a batch stays on one thread.
 inline constexpr double kParallelWork = 1 << 17;
 
-/// Whether to split a batch of `count` rows x cols problems across threads
-/// (Note [Batch loop]).
-bool split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols);
+/// Estimated flops per matrix (rows * cols * min(rows, cols)) up to which
+/// LAPACK runs on one thread (Note [LAPACK threads]).
+inline constexpr double kThreadedLapackWork = 256.0 * 256.0 * 256.0;
+
+/// How a batch loop runs: split across threads, or on the calling thread
+/// with LAPACK kept to one thread.
+struct BatchSplit {
+  bool parallel = false;
+  bool one_lapack_thread = false;
+};
+
+/// The split of a batch of `count` rows x cols problems (Note [Batch loop]).
+BatchSplit split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols);
+
+/// Note [LAPACK threads]: OpenBLAS's OpenMP build runs a call on as many
+/// threads as the calling thread's OpenMP setting. For matrices up to order
+/// 256 that was slower at two threads than at one for seven of eight
+/// operations on a 2-vCPU VM (bench_peer --mode=linalg, 256 x 256, ms at one
+/// / two threads: cholesky 0.52 / 0.70, solve 1.17 / 1.34, lu 1.36 / 1.56,
+/// det 1.20 / 1.42, qr 5.5 / 6.5, eigh 11.8 / 13.9), and the arithmetic is
+/// too little to gain much on more cores. Such matrices run with the calling
+/// thread's setting lowered to one for the loop (a per-thread setting: other
+/// threads are not affected) and restored after it.
+class OneLapackThread {
+ public:
+  explicit OneLapackThread(bool on) : saved_(on ? omp_get_max_threads() : 0) {
+    if (saved_ > 1) omp_set_num_threads(1);
+  }
+  ~OneLapackThread() {
+    if (saved_ > 1) omp_set_num_threads(saved_);
+  }
+  OneLapackThread(const OneLapackThread&) = delete;
+  OneLapackThread& operator=(const OneLapackThread&) = delete;
+
+ private:
+  int saved_;
+};
 
 /// Runs body(b, state) for b in [0, count), with one `state = make_state()`
-/// per thread, in parallel when `parallel` (the body must not throw).
+/// per thread, in parallel when `split.parallel` (the body must not throw).
 template <class MakeState, class Body>
-void for_each_batch(std::int64_t count, bool parallel, MakeState&& make_state, Body&& body) {
+void for_each_batch(std::int64_t count, BatchSplit split, MakeState&& make_state, Body&& body) {
   if (count <= 0) return;
-  if (!parallel || count < 2 || get_num_threads() <= 1 || omp_in_parallel()) {
+  if (!split.parallel || count < 2 || get_num_threads() <= 1 || omp_in_parallel()) {
+    OneLapackThread one(split.one_lapack_thread && !omp_in_parallel());
     auto state = make_state();
     for (std::int64_t b = 0; b < count; ++b) body(b, state);
     return;

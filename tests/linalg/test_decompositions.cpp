@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../../src/linalg/common.hpp"  // split_batch, for_each_batch (Note [LAPACK threads])
 #include "linalg_test_util.hpp"
 
 namespace tenferro {
@@ -576,3 +577,31 @@ TEST(LinalgEig, RightEigenvectors) {
 
 }  // namespace
 }  // namespace tenferro
+
+// Note [LAPACK threads]: with two threads set, a loop over matrices up to
+// order 256 that stays on the calling thread runs its body (and so LAPACK)
+// with that thread's OpenMP setting at one, and restores it after; larger
+// matrices and split batches keep the setting.
+TEST(LinalgThreads, SmallMatricesKeepLapackOnOneThread) {
+  namespace ld = tenferro::linalg::detail;
+  const int before = tenferro::get_num_threads();
+  tenferro::set_num_threads(2);
+  auto threads_in_body = [](ld::BatchSplit split, std::int64_t count) {
+    int seen = 0;
+    ld::for_each_batch(count, split, [] { return 0; }, [&](std::int64_t b, int&) {
+      if (b == 0) seen = omp_get_max_threads();
+    });
+    return seen;
+  };
+  const ld::BatchSplit one = ld::split_batch(1, 256, 256), big = ld::split_batch(1, 257, 257);
+  EXPECT_FALSE(one.parallel);
+  EXPECT_TRUE(one.one_lapack_thread);
+  EXPECT_FALSE(big.one_lapack_thread);
+  EXPECT_EQ(threads_in_body(one, 1), 1);
+  EXPECT_EQ(omp_get_max_threads(), 2);  // restored
+  EXPECT_EQ(threads_in_body(big, 1), 2);
+  EXPECT_TRUE(ld::split_batch(64, 16, 16).parallel);  // many small matrices: one per thread
+  tenferro::set_num_threads(1);
+  EXPECT_FALSE(ld::split_batch(1, 256, 256).one_lapack_thread);  // nothing to lower
+  tenferro::set_num_threads(before);
+}
