@@ -602,14 +602,27 @@ LuTangent lu_square_tangent(const Value& x, const Value& l, const Value& u) {
   return {matmul(l, band(f, -kNoLimit, -1)), matmul(band(f, 0, kNoLimit), u)};
 }
 
-LuTangent lu_tangent(const char* op, const Value& a, const Value& da, const Value& l,
-                     const Value& u, const Value& p) {
+// x = p da, the rows of da in the pivoted order, from the permutation
+// (p[i, perm[i]] = 1): for one matrix a gather of whole rows (m n element
+// moves instead of an m x m x n product); a batch takes the product with p.
+Value permuted_rows(const Value& da, const Value& perm, const Value& p) {
+  if (da.ndim() != 2) return matmul(p, da);
+  BasicGatherAttrs<Dim> g;
+  g.offset_dims = {1};
+  g.collapsed_slice_dims = {0};
+  g.start_index_map = {0};
+  g.index_vector_dim = 1;
+  g.slice_sizes = {Dim(1), da.shape()[1]};
+  return gather(da, reshape(perm, {perm.shape()[0], Dim(1)}), g);
+}
+
+// x = p da (permuted_rows).
+LuTangent lu_tangent(const char* op, const Value& a, const Value& x, const Value& l, const Value& u) {
   const std::optional<bool> tall = known_tall(a);
   TF_CHECK(tall.has_value(), UnimplementedError, op, "derivative of the LU of a ", a.shape(),
            " matrix whose extents cannot be compared when the derivative is traced (use constant "
            "extents)");
   const Dim &m = a.shape()[0], &n = a.shape()[1];
-  Value x = matmul(p, da);
   if (known_equal(m, n)) return lu_square_tangent(x, l, u);
   if (*tall) {
     Value l1 = slice_axis(l, 0, Dim(0), n), l2 = slice_axis(l, 0, n, m);
@@ -630,9 +643,9 @@ std::vector<Value> lu_jvp(const LuOptions& attrs, std::span<const Value> in, std
   if (!t[0].defined()) return none(4);
   const Value& a = in[0];
   Value l = out[1], u = out[2], p = out[3];
-  if (!attrs.permutation_matrix)
+  if (!attrs.permutation_matrix && a.ndim() != 2)
     p = lu(a).p;  // the same factorization, with its permutation matrix
-  LuTangent d = lu_tangent("linalg.lu", a, t[0], l, u, p);
+  LuTangent d = lu_tangent("linalg.lu", a, permuted_rows(t[0], out[0], p), l, u);
   return {Value{}, d.dl, d.du, Value{}};
 }
 
@@ -641,7 +654,7 @@ std::vector<Value> lu_factor_jvp(const NoFamilyAttrs&, std::span<const Value> in
   if (!t[0].defined()) return none(2);
   const Value& a = in[0];
   auto f = lu(a);
-  LuTangent d = lu_tangent("linalg.lu_factor", a, t[0], f.l, f.u, f.p);
+  LuTangent d = lu_tangent("linalg.lu_factor", a, permuted_rows(t[0], f.perm, f.p), f.l, f.u);
   // Both tangents padded to a's shape [m, n]: dl [m, k] with zero columns, du [k, n] with zero rows.
   const Dim &m = a.shape()[0], &n = a.shape()[1];
   const Dim k = d.dl.shape()[1];
