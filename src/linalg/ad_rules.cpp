@@ -603,10 +603,12 @@ LuTangent lu_square_tangent(const Value& x, const Value& l, const Value& u) {
 }
 
 // x = p da, the rows of da in the pivoted order, from the permutation
-// (p[i, perm[i]] = 1): for one matrix a gather of whole rows (m n element
-// moves instead of an m x m x n product); a batch takes the product with p.
-Value permuted_rows(const Value& da, const Value& perm, const Value& p) {
-  if (da.ndim() != 2) return matmul(p, da);
+// (p[i, perm[i]] = 1) of a's LU: for one matrix a gather of whole rows (m n
+// element moves instead of an m x m x n product); a batch takes the product
+// with p (gather has no batching dimensions), taken from a's LU again when
+// the caller has none.
+Value permuted_rows(const Value& a, const Value& da, const Value& perm, const Value& p) {
+  if (da.ndim() != 2) return matmul(p.defined() ? p : lu(a).p, da);
   BasicGatherAttrs<Dim> g;
   g.offset_dims = {1};
   g.collapsed_slice_dims = {0};
@@ -642,10 +644,8 @@ std::vector<Value> lu_jvp(const LuOptions& attrs, std::span<const Value> in, std
                           std::span<const Value> t) {
   if (!t[0].defined()) return none(4);
   const Value& a = in[0];
-  Value l = out[1], u = out[2], p = out[3];
-  if (!attrs.permutation_matrix && a.ndim() != 2)
-    p = lu(a).p;  // the same factorization, with its permutation matrix
-  LuTangent d = lu_tangent("linalg.lu", a, permuted_rows(t[0], out[0], p), l, u);
+  const Value p = attrs.permutation_matrix ? out[3] : Value{};
+  LuTangent d = lu_tangent("linalg.lu", a, permuted_rows(a, t[0], out[0], p), out[1], out[2]);
   return {Value{}, d.dl, d.du, Value{}};
 }
 
@@ -654,7 +654,7 @@ std::vector<Value> lu_factor_jvp(const NoFamilyAttrs&, std::span<const Value> in
   if (!t[0].defined()) return none(2);
   const Value& a = in[0];
   auto f = lu(a);
-  LuTangent d = lu_tangent("linalg.lu_factor", a, permuted_rows(t[0], f.perm, f.p), f.l, f.u);
+  LuTangent d = lu_tangent("linalg.lu_factor", a, permuted_rows(a, t[0], f.perm, f.p), f.l, f.u);
   // Both tangents padded to a's shape [m, n]: dl [m, k] with zero columns, du [k, n] with zero rows.
   const Dim &m = a.shape()[0], &n = a.shape()[1];
   const Dim k = d.dl.shape()[1];
