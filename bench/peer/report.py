@@ -82,6 +82,26 @@ def run_stdout_json(cmd, env, threads):
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def keep_best(into, results, rnd):
+    """Merges one round's {case: entry} into `into`: a case keeps the entry
+    with the lowest median (an entry with a time beats a timeout or an
+    error), and "rounds" lists every round's median (None: no time)."""
+    for k, e in (results or {}).items():
+        old = into.get(k)
+        times = (old or {}).get("rounds", [None] * rnd) + [ms_of(e)]
+        if old is None or (ms_of(e) is not None and (ms_of(old) is None or ms_of(e) < ms_of(old))):
+            old = dict(e)
+        old["rounds"] = times
+        into[k] = old
+    return into
+
+
+def round_order(items, rnd):
+    """Round 0 runs the frameworks in the given order, round 1 in reverse, and
+    so on, so that no framework always runs first or last."""
+    return list(items) if rnd % 2 == 0 else list(reversed(items))
+
+
 def sh(cmd):
     try:
         return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
@@ -110,58 +130,66 @@ def collect(args, tmp):
         env = thread_env(t)
         # einsum (paths are planned once, at the first thread count, and reused)
         if "einsum" in args.sections:
-            log(f"== einsum, {t} thread(s)")
             d = data["einsum"].setdefault(t, {})
-            o = os.path.join(tmp, f"einsum_tenferro_{t}.json")
-            r = run_json([exe, "--mode=einsum", f"--threads={t}", f"--paths={paths}", f"--out={o}"] + rule + filt,
-                         env, o, t)
-            d["tenferro"] = r["results"] if r else {}
-            if os.path.exists(paths):
-                with open(paths, encoding="utf-8") as f:
-                    data["paths"] = json.load(f)
-                for fw, py in (("torch", TORCH_PY), ("jax", JAX_PY), ("numpy", TORCH_PY)):
-                    o = os.path.join(tmp, f"einsum_{fw}_{t}.json")
-                    r = run_json([py, PEERS, "--framework", fw, "--mode", "einsum", "--threads", str(t),
-                                  "--paths", paths, "--out", o] + prule + pfilt, env, o, t)
-                    d[fw] = r["results"] if r else {}
-                    if r:
-                        data["versions"][fw] = r["versions"]
+            for rnd in range(args.rounds):
+                log(f"== einsum, {t} thread(s), round {rnd + 1} of {args.rounds}")
+                fws = [("tenferro", None), ("torch", TORCH_PY), ("jax", JAX_PY), ("numpy", TORCH_PY)]
+                if not os.path.exists(paths):  # our paths are planned by the first tenferro run
+                    fws = fws[:1] + round_order(fws[1:], rnd)
+                else:
+                    fws = round_order(fws, rnd)
+                for fw, py in fws:
+                    o = os.path.join(tmp, f"einsum_{fw}_{t}_{rnd}.json")
+                    if fw == "tenferro":
+                        r = run_json([exe, "--mode=einsum", f"--threads={t}", f"--paths={paths}", f"--out={o}"]
+                                     + rule + filt, env, o, t)
+                        if os.path.exists(paths):
+                            with open(paths, encoding="utf-8") as f:
+                                data["paths"] = json.load(f)
+                    elif not os.path.exists(paths):
+                        continue  # no paths: tenferro's planning failed
+                    else:
+                        r = run_json([py, PEERS, "--framework", fw, "--mode", "einsum", "--threads", str(t),
+                                      "--paths", paths, "--out", o] + prule + pfilt, env, o, t)
+                        if r:
+                            data["versions"][fw] = r["versions"]
+                    keep_best(d.setdefault(fw, {}), r["results"] if r else {}, rnd)
         # linalg primal and AD
         for mode in ("linalg", "linalg_ad", "jvp_vjp"):
             if mode not in args.sections:
                 continue
-            log(f"== {mode}, {t} thread(s)")
             d = data[mode].setdefault(t, {})
             binary = exe if mode == "linalg" else exe_ad
-            if os.path.exists(binary):
-                o = os.path.join(tmp, f"{mode}_tenferro_{t}.json")
-                cmd = [binary, f"--threads={t}", f"--out={o}"] + lrule
-                if mode in ("linalg", "jvp_vjp"):
-                    cmd.insert(1, f"--mode={mode}")
-                r = run_json(cmd, env, o, t)
-                d["tenferro"] = r["results"] if r else {}
-            else:
-                d["tenferro"] = None  # pending: no AD driver built
-            for fw, py in (("torch", TORCH_PY), ("jax", JAX_PY)):
-                o = os.path.join(tmp, f"{mode}_{fw}_{t}.json")
-                r = run_json([py, PEERS, "--framework", fw, "--mode", mode, "--threads", str(t), "--out", o]
-                             + lprule, env, o, t)
-                d[fw] = r["results"] if r else {}
-                if r:
-                    data["versions"][fw] = r["versions"]
+            for rnd in range(args.rounds):
+                log(f"== {mode}, {t} thread(s), round {rnd + 1} of {args.rounds}")
+                for fw, py in round_order((("tenferro", None), ("torch", TORCH_PY), ("jax", JAX_PY)), rnd):
+                    o = os.path.join(tmp, f"{mode}_{fw}_{t}_{rnd}.json")
+                    if fw == "tenferro":
+                        cmd = [binary, f"--threads={t}", f"--out={o}"] + lrule
+                        if mode in ("linalg", "jvp_vjp"):
+                            cmd.insert(1, f"--mode={mode}")
+                        r = run_json(cmd, env, o, t)
+                    else:
+                        r = run_json([py, PEERS, "--framework", fw, "--mode", mode, "--threads", str(t),
+                                      "--out", o] + lprule, env, o, t)
+                        if r:
+                            data["versions"][fw] = r["versions"]
+                    keep_best(d.setdefault(fw, {}), r["results"] if r else {}, rnd)
         # permutation vs memcpy (bench_core, Google Benchmark)
         if "perm" in args.sections:
-            log(f"== permutation, {t} thread(s)")
-            o = os.path.join(tmp, f"perm_{t}.json")
+            perm = data["perm"].setdefault(t, {})
             base = "memcpy" if t == 1 else "memcpy_threads"
-            r = run_json([core, f"--benchmark_filter=^(permute|{base})/",
-                          f"--benchmark_min_time={args.perm_min_time}", f"--benchmark_out={o}",
-                          "--benchmark_out_format=json"], env, o, t)
-            perm = {}
-            for b in (r or {}).get("benchmarks", []):
-                kind, pid = b["run_name"].replace("/real_time", "").split("/", 1)
-                perm.setdefault(pid, {})[kind] = b["bytes_per_second"] / 1e9
-            data["perm"][t] = perm
+            for rnd in range(args.rounds):
+                log(f"== permutation, {t} thread(s), round {rnd + 1} of {args.rounds}")
+                o = os.path.join(tmp, f"perm_{t}_{rnd}.json")
+                r = run_json([core, f"--benchmark_filter=^(permute|{base})/",
+                              f"--benchmark_min_time={args.perm_min_time}", f"--benchmark_out={o}",
+                              "--benchmark_out_format=json"], env, o, t)
+                for b in (r or {}).get("benchmarks", []):
+                    kind, pid = b["run_name"].replace("/real_time", "").split("/", 1)
+                    gbs = b["bytes_per_second"] / 1e9
+                    e = perm.setdefault(pid, {})
+                    e[kind] = max(e.get(kind, 0.0), gbs)  # each side's best round
         # the flagship TRG: one temperature with gradient, and with the second derivative
         if "trg" in args.sections and t == args.threads[0]:  # the first thread count: one temperature point
             log(f"== trg, {t} thread(s)")
@@ -326,7 +354,11 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              f"{args.cap:.0f} s (between library calls, e.g. between path steps): \"> {args.cap:.0f} s\", and "
              "that peer skips the instance's remaining paths (\"not run\"); where every peer timed out the "
              "ratio is a lower bound (\">\"). tenferro's times come from C++ drivers "
-             "(bench/peer/bench_peer*.cpp), the peers' from bench/peer/peers.py, with the same rule.")
+             "(bench/peer/bench_peer*.cpp), the peers' from bench/peer/peers.py, with the same rule. "
+             f"**Rounds:** every section runs {args.rounds} time(s) per thread count, the frameworks in "
+             "alternating order (first round tenferro, torch, jax, numpy; the next in reverse), and each "
+             "framework keeps its lowest median per case (raw.json lists every round's): on a shared machine a "
+             "round that another job slowed is dropped for every framework alike.")
     L.append("- **ratio = best peer time / tenferro time: above 1 tenferro is faster.** Inputs are identical "
              "(the same generators on both sides), f64 throughout.\n")
 
@@ -414,7 +446,8 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              f"min time {args.perm_min_time} s): permuting each pattern of "
              "`permutation_patterns.json` (f64) against memcpy of the same bytes between two tensors' buffers, so both "
              "sides use the same memory (2 MiB-aligned, on transparent huge pages) (1 thread: `memcpy`; 2 threads: "
-             "memcpy split over 2 OpenMP threads). Ratio = our bandwidth / memcpy's (time of memcpy / ours).\n"]
+             "memcpy split over 2 OpenMP threads). Ratio = our bandwidth / memcpy's (time of memcpy / ours). "
+             f"bench_core runs {args.rounds} time(s) per thread count; each side keeps its best round.\n"]
         series = {}
         for t, perm in data["perm"].items():
             base = "memcpy" if t == 1 else "memcpy_threads"
@@ -513,6 +546,9 @@ def main():
     ap.add_argument("--linalg-budget", type=float, default=0.5, help="the same for linalg cases")
     ap.add_argument("--cap", type=float, default=8.0, help="interrupt a peer's warm-up after this many seconds")
     ap.add_argument("--perm-min-time", default="0.2")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="runs of every section per thread count, frameworks in alternating order; each case "
+                         "keeps each framework's best round")
     ap.add_argument("--sections", default="einsum,linalg,linalg_ad,jvp_vjp,perm,trg")
     ap.add_argument("--threads", default="1,2", help="thread counts, e.g. 1 or 1,2")
     ap.add_argument("--results", default=RESULTS,
@@ -531,6 +567,7 @@ def main():
         m = data.pop("meta")
         for k in ("budget", "linalg_budget", "cap", "perm_min_time"):
             setattr(args, k, m[k])
+        args.rounds = m.get("rounds", 1)
         write_report(data, args, m["started"], m["load_start"], m["load_end"], m["elapsed"])
         return
     args.sections = args.sections.split(",")
@@ -545,7 +582,7 @@ def main():
     os.makedirs(RESULTS, exist_ok=True)
     meta = {"started": started, "load_start": load_start, "load_end": load_end, "elapsed": elapsed,
             "budget": args.budget, "linalg_budget": args.linalg_budget, "cap": args.cap,
-            "perm_min_time": args.perm_min_time}
+            "perm_min_time": args.perm_min_time, "rounds": args.rounds}
     with open(os.path.join(RESULTS, "raw.json"), "w", encoding="utf-8") as f:  # first: --from-raw can redo
         json.dump(dict(data, meta=meta), f, indent=1)
     write_report(data, args, started, load_start, load_end, elapsed)
