@@ -190,7 +190,127 @@ void round_any(RoundMode mode, const T* x, T* y, std::int64_t n) {
   }
 }
 
+#if defined(__x86_64__)
+// Note [Small column-major GEMM] (vector_math.hpp). V is one AVX2 register
+// of W elements; the accumulators of a block are named so that they stay in
+// registers.
+template <class T>
+__attribute__((target("avx2"))) void gemm_colmajor_avx2(std::int64_t m, std::int64_t n, std::int64_t k,
+                                                        const T* a, std::int64_t lda, const T* b,
+                                                        std::int64_t sbk, std::int64_t sbn, T* c,
+                                                        std::int64_t ldc) {
+  typedef T V __attribute__((vector_size(32), aligned(sizeof(T))));
+  constexpr std::int64_t W = 32 / sizeof(T);
+  std::int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const T* b0 = b + j * sbn;
+    const T* b1 = b0 + sbn;
+    const T* b2 = b1 + sbn;
+    const T* b3 = b2 + sbn;
+    T* c0 = c + j * ldc;
+    std::int64_t i = 0;
+    for (; i + 2 * W <= m; i += 2 * W) {
+      V x00 = {}, x01 = {}, x10 = {}, x11 = {}, x20 = {}, x21 = {}, x30 = {}, x31 = {};
+      for (std::int64_t p = 0; p < k; ++p) {
+        const V a0 = *reinterpret_cast<const V*>(a + i + p * lda);
+        const V a1 = *reinterpret_cast<const V*>(a + i + W + p * lda);
+        const T s0 = b0[p * sbk], s1 = b1[p * sbk], s2 = b2[p * sbk], s3 = b3[p * sbk];
+        x00 = x00 + a0 * s0;
+        x01 = x01 + a1 * s0;
+        x10 = x10 + a0 * s1;
+        x11 = x11 + a1 * s1;
+        x20 = x20 + a0 * s2;
+        x21 = x21 + a1 * s2;
+        x30 = x30 + a0 * s3;
+        x31 = x31 + a1 * s3;
+      }
+      *reinterpret_cast<V*>(c0 + i) = x00;
+      *reinterpret_cast<V*>(c0 + i + W) = x01;
+      *reinterpret_cast<V*>(c0 + ldc + i) = x10;
+      *reinterpret_cast<V*>(c0 + ldc + i + W) = x11;
+      *reinterpret_cast<V*>(c0 + 2 * ldc + i) = x20;
+      *reinterpret_cast<V*>(c0 + 2 * ldc + i + W) = x21;
+      *reinterpret_cast<V*>(c0 + 3 * ldc + i) = x30;
+      *reinterpret_cast<V*>(c0 + 3 * ldc + i + W) = x31;
+    }
+    for (; i + W <= m; i += W) {
+      V x0 = {}, x1 = {}, x2 = {}, x3 = {};
+      for (std::int64_t p = 0; p < k; ++p) {
+        const V a0 = *reinterpret_cast<const V*>(a + i + p * lda);
+        x0 = x0 + a0 * b0[p * sbk];
+        x1 = x1 + a0 * b1[p * sbk];
+        x2 = x2 + a0 * b2[p * sbk];
+        x3 = x3 + a0 * b3[p * sbk];
+      }
+      *reinterpret_cast<V*>(c0 + i) = x0;
+      *reinterpret_cast<V*>(c0 + ldc + i) = x1;
+      *reinterpret_cast<V*>(c0 + 2 * ldc + i) = x2;
+      *reinterpret_cast<V*>(c0 + 3 * ldc + i) = x3;
+    }
+    for (; i < m; ++i) {
+      T x0 = 0, x1 = 0, x2 = 0, x3 = 0;
+      for (std::int64_t p = 0; p < k; ++p) {
+        const T ai = a[i + p * lda];
+        x0 = x0 + ai * b0[p * sbk];
+        x1 = x1 + ai * b1[p * sbk];
+        x2 = x2 + ai * b2[p * sbk];
+        x3 = x3 + ai * b3[p * sbk];
+      }
+      c0[i] = x0;
+      c0[ldc + i] = x1;
+      c0[2 * ldc + i] = x2;
+      c0[3 * ldc + i] = x3;
+    }
+  }
+  for (; j < n; ++j) {
+    const T* b0 = b + j * sbn;
+    T* c0 = c + j * ldc;
+    std::int64_t i = 0;
+    for (; i + W <= m; i += W) {
+      V x0 = {};
+      for (std::int64_t p = 0; p < k; ++p) x0 = x0 + *reinterpret_cast<const V*>(a + i + p * lda) * b0[p * sbk];
+      *reinterpret_cast<V*>(c0 + i) = x0;
+    }
+    for (; i < m; ++i) {
+      T x0 = 0;
+      for (std::int64_t p = 0; p < k; ++p) x0 = x0 + a[i + p * lda] * b0[p * sbk];
+      c0[i] = x0;
+    }
+  }
+}
+#endif
+
 }  // namespace
+
+bool has_gemm_colmajor() {
+#if defined(__x86_64__)
+  return has_avx2();
+#else
+  return false;
+#endif
+}
+
+bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
+                   const double* b, std::int64_t sbk, std::int64_t sbn, double* c, std::int64_t ldc) {
+#if defined(__x86_64__)
+  if (!has_avx2()) return false;
+  gemm_colmajor_avx2(m, n, k, a, lda, b, sbk, sbn, c, ldc);
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                   const float* b, std::int64_t sbk, std::int64_t sbn, float* c, std::int64_t ldc) {
+#if defined(__x86_64__)
+  if (!has_avx2()) return false;
+  gemm_colmajor_avx2(m, n, k, a, lda, b, sbk, sbn, c, ldc);
+  return true;
+#else
+  return false;
+#endif
+}
 
 void round_array(RoundMode mode, const double* x, double* y, std::int64_t n) { round_any(mode, x, y, n); }
 void round_array(RoundMode mode, const float* x, float* y, std::int64_t n) { round_any(mode, x, y, n); }

@@ -95,4 +95,23 @@ struct RealRound {
   static void array(const T* x, T* y, std::int64_t n) { round_array(M, x, y, n); }
 };
 
+// Note [Small column-major GEMM]: C = A B for operands that fit the cache,
+// with A and C column-major (unit row stride) and B of any strides: blocks of
+// 8 (double) or 16 (float) rows by 4 columns of C are held in AVX2 registers
+// while p runs over k, so A and B are read once per block and C is written
+// once. Each element is the sum 0 + A(i,0) B(0,j) + A(i,1) B(1,j) + ... in
+// the order of p with a rounded product and a rounded sum per term (no FMA),
+// exactly what the scalar column update computes: every path gives the same
+// bits.
+
+/// Whether gemm_colmajor runs here (the CPU has AVX2).
+bool has_gemm_colmajor();
+
+/// c[i + j ldc] = sum_p a[i + p lda] b[p sbk + j sbn] for i < m, j < n.
+/// Returns false (nothing written) where the CPU lacks AVX2.
+bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
+                   const double* b, std::int64_t sbk, std::int64_t sbn, double* c, std::int64_t ldc);
+bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                   const float* b, std::int64_t sbk, std::int64_t sbn, float* c, std::int64_t ldc);
+
 }  // namespace tenferro::cpu

@@ -10,6 +10,7 @@
 #include "support/op_db.hpp"
 #include "support/reference.hpp"
 #include "support/test_support.hpp"
+#include "../../src/cpu/vector_math.hpp"
 
 using namespace tenferro;
 using namespace tenferro::testing;
@@ -327,6 +328,75 @@ TEST(Kernels, DotGeneralLayoutsOnTwoThreads) {
   for_each_sample(dot_general_layout_samples(), [&](const OpSample& s) {
     EXPECT_TRUE(matches_reference(ops::call(s.kind, s.attrs, s.inputs, cpu), s)) << s;
   });
+}
+
+// Note [Small column-major GEMM]: the register-block kernel against the
+// scalar column update (the same sum in the same order: the same bits), on
+// every row and column tail, both B layouts, padded leading dimensions; the
+// padding of C stays untouched.
+template <class T>
+void check_gemm_colmajor() {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (std::int64_t m : {1, 3, 4, 7, 8, 9, 15, 16, 17, 33})
+    for (std::int64_t n : {1, 3, 4, 5, 9})
+      for (std::int64_t k : {0, 1, 4, 7, 16})
+        for (bool bt : {false, true}) {
+          const std::int64_t lda = m + 2, ldb = (bt ? n : k) + 3, ldc = m + 1;
+          std::vector<T> a(static_cast<std::size_t>(lda * std::max<std::int64_t>(k, 1)));
+          std::vector<T> b(static_cast<std::size_t>(ldb * (bt ? k : n) + 1));
+          for (auto& x : a) x = static_cast<T>(u(rng));
+          for (auto& x : b) x = static_cast<T>(u(rng));
+          const std::int64_t sbk = bt ? ldb : 1, sbn = bt ? 1 : ldb;
+          std::vector<T> c(static_cast<std::size_t>(ldc * n), T(7)), want = c;
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = 0; i < m; ++i) {
+              T acc(0);
+              for (std::int64_t p = 0; p < k; ++p) acc = acc + a[static_cast<std::size_t>(i + p * lda)] * b[static_cast<std::size_t>(p * sbk + j * sbn)];
+              want[static_cast<std::size_t>(i + j * ldc)] = acc;
+            }
+          if (!cpu::gemm_colmajor(m, n, k, a.data(), lda, b.data(), sbk, sbn, c.data(), ldc)) {
+            EXPECT_FALSE(cpu::has_gemm_colmajor());
+            return;  // no AVX2 here: the callers keep their loops
+          }
+          EXPECT_EQ(c, want) << "m " << m << " n " << n << " k " << k << (bt ? " B transposed" : "");
+        }
+}
+
+TEST(Kernels, SmallColumnMajorGemmMatchesTheScalarLoopBitForBit) {
+  check_gemm_colmajor<double>();
+  check_gemm_colmajor<float>();
+}
+
+// Note [Short contractions]: products with k <= 16 that the plan gives to BLAS
+// run on the register-block kernel instead, split by columns on two threads;
+// k = 17 stays on BLAS. Against a naive loop, f32 and f64, B in both layouts.
+TEST(Kernels, ShortContractionsMatchNaiveLoop) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  for (DType d : {DType::f64, DType::f32})
+    for (std::int64_t k : {1, 5, 16, 17})
+      for (bool bt : {false, true})
+        for (int threads : {1, 2}) {
+          set_num_threads(threads);
+          const std::int64_t m = 37, n = 1203;
+          Tensor a = random_tensor({m, k}, d, 3), b = bt ? random_tensor({n, k}, d, 4) : random_tensor({k, n}, d, 4);
+          DotGeneralAttrs dims{.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {bt ? 1 : 0}};
+          Tensor c = ops::convert(ops::dot_general(a, b, dims, cpu), DType::f64, cpu);
+          auto av = ops::convert(a, DType::f64, cpu).to_vec_col_major<double>();
+          auto bv = ops::convert(b, DType::f64, cpu).to_vec_col_major<double>();
+          auto cv = c.to_vec_col_major<double>();
+          double worst = 0;
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = 0; i < m; ++i) {
+              double want = 0;
+              for (std::int64_t p = 0; p < k; ++p)
+                want += av[static_cast<std::size_t>(i + p * m)] * bv[static_cast<std::size_t>(bt ? j + p * n : p + j * k)];
+              worst = std::max(worst, std::abs(cv[static_cast<std::size_t>(i + j * m)] - want));
+            }
+          EXPECT_LE(worst, (d == DType::f32 ? 1e-5 : 1e-13) * static_cast<double>(k))
+              << d << " k " << k << (bt ? " B transposed " : " ") << threads << " threads";
+        }
 }
 
 TEST(Kernels, ParallelSamplesReallyAreLarge) {
