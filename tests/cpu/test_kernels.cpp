@@ -2,6 +2,7 @@
 // of the op database: values, inferred vs executed metadata, untouched
 // inputs, arbitrary dense output layouts, in-place elementwise execution,
 // and the multi-threaded paths against the single-threaded ones.
+#include <complex>
 #include <cstring>
 #include <algorithm>
 #include <numeric>
@@ -397,6 +398,46 @@ TEST(Kernels, ShortContractionsMatchNaiveLoop) {
           EXPECT_LE(worst, (d == DType::f32 ? 1e-5 : 1e-13) * static_cast<double>(k))
               << d << " k " << k << (bt ? " B transposed " : " ") << threads << " threads";
         }
+}
+
+// Note [Split GEMM]: on two threads a product of at least 2e6 multiply-adds
+// is cut into one BLAS call per thread, by columns (n >= m) or rows; every
+// combination of operand layouts (op N / T on each side) against a naive
+// loop, on one and two threads.
+TEST(Kernels, SplitGemmMatchesNaiveLoop) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  using C = std::complex<double>;
+  struct Case {
+    std::int64_t m, n, k;
+  };
+  for (Case cs : {Case{130, 260, 70}, Case{300, 200, 40}})
+    for (DType d : {DType::f64, DType::f32, DType::c128})
+      for (bool at : {false, true})
+        for (bool bt : {false, true})
+          for (int threads : {1, 2}) {
+            set_num_threads(threads);
+            const auto [m, n, k] = cs;
+            Tensor a = at ? random_tensor({k, m}, d, 5) : random_tensor({m, k}, d, 5);
+            Tensor b = bt ? random_tensor({n, k}, d, 6) : random_tensor({k, n}, d, 6);
+            DotGeneralAttrs dims{.lhs_contracting_dimensions = {at ? 0 : 1},
+                                 .rhs_contracting_dimensions = {bt ? 1 : 0}};
+            auto cv = ops::convert(ops::dot_general(a, b, dims, cpu), DType::c128, cpu).to_vec_col_major<C>();
+            auto av = ops::convert(a, DType::c128, cpu).to_vec_col_major<C>();
+            auto bv = ops::convert(b, DType::c128, cpu).to_vec_col_major<C>();
+            double worst = 0;
+            for (std::int64_t j = 0; j < n; ++j)
+              for (std::int64_t i = 0; i < m; ++i) {
+                C want = 0;
+                for (std::int64_t p = 0; p < k; ++p)
+                  want += av[static_cast<std::size_t>(at ? p + i * k : i + p * m)] *
+                          bv[static_cast<std::size_t>(bt ? j + p * n : p + j * k)];
+                worst = std::max(worst, std::abs(cv[static_cast<std::size_t>(i + j * m)] - want));
+              }
+            EXPECT_LE(worst, (d == DType::f32 ? 1e-5 : 1e-13) * static_cast<double>(k))
+                << d << " " << m << "x" << n << "x" << k << (at ? " A^T" : "") << (bt ? " B^T " : " ") << threads
+                << " threads";
+          }
 }
 
 TEST(Kernels, ParallelSamplesReallyAreLarge) {
