@@ -811,11 +811,12 @@ struct Compiled {
   Program raw, all, exact, none;
 };
 
-const CompileOptions kNoPass{false, false, false, false, false, false, false};
+const CompileOptions kNoPass{false, false, false, false, false, false, false, false};
 
 Compiled compile_all_ways(const std::vector<Value>& outputs, const std::function<void(Program&)>& tamper) {
   CompileOptions exact;
   exact.transpose_folding = false;
+  exact.broadcast_dot_folding = false;
   Compiled c{GraphCompiler::lower(traced(outputs)), GraphCompiler().compile(traced(outputs)),
              GraphCompiler(exact).compile(traced(outputs)), GraphCompiler(kNoPass).compile(traced(outputs))};
   if (tamper) {

@@ -209,3 +209,51 @@ TEST(Passes, FullPipelineIsBitForBitTheTracedProgram) {
   for (std::int64_t n : {1, 3, 40})
     expect_same_results(plain, opt, {{"x", random_tensor({n, n}, DType::c128, 14)}, {"y", random_tensor({n, n}, DType::c128, 15)}});
 }
+
+// Note [Products with a broadcast scalar] (src/runtime/compiler.cpp): a
+// dot_general with an operand broadcast from a rank-0 value s becomes
+// broadcast(sum(y) * s). Each case against the unrewritten product (the
+// result may differ in the last bits: the sum is reordered): broadcast on
+// either side, batch axes whose output positions are out of y's order, two
+// contracted axes, real and complex.
+TEST(Passes, BroadcastScalarDotsBecomeSums) {
+  struct Case {
+    Shape x, y;  // x is broadcast from s
+    bool x_is_lhs;
+    DotGeneralAttrs dims;
+  };
+  const Case cases[] = {
+      {{4, 6}, {5, 6}, true, {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {1}}},
+      {{6, 4}, {5, 6}, false, {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}}},
+      {{2, 7, 4}, {3, 7, 2}, false,
+       {.lhs_batching_dimensions = {2}, .rhs_batching_dimensions = {0}, .lhs_contracting_dimensions = {1},
+        .rhs_contracting_dimensions = {1}}},
+      {{3, 2, 5, 4}, {4, 6, 3, 2}, true,
+       {.lhs_batching_dimensions = {1}, .rhs_batching_dimensions = {3}, .lhs_contracting_dimensions = {3, 0},
+        .rhs_contracting_dimensions = {0, 2}}},
+  };
+  CpuBackend backend;
+  auto rt = Runtime::builder().register_engine(cpu_engine(backend)).build();
+  std::uint64_t seed = 40;
+  for (DType d : {DType::f64, DType::c128})
+    for (const Case& c : cases) {
+      SymShape xs, ys;
+      for (auto e : c.x) xs.push_back(Dim(e));
+      for (auto e : c.y) ys.push_back(Dim(e));
+      auto s = TracedTensor::input("s", d, {});
+      auto y = TracedTensor::input("y", d, ys);
+      TracedTensor x(vops::broadcast_in_dim(s.graph_value(), xs, {}));
+      auto out = c.x_is_lhs ? x.dot_general(y, c.dims) : y.dot_general(x, c.dims);
+      Program before = GraphCompiler::lower({out});
+      Program after = passes::dead_code_elimination(passes::fold_broadcast_dots(before));
+      EXPECT_EQ(count(after.to_text(), "= dot_general("), 0u) << after.to_text();
+      EXPECT_EQ(count(after.to_text(), "= reduce_sum("), 1u) << after.to_text();
+      const RunInputs in{{"s", random_tensor({}, d, ++seed)}, {"y", random_tensor(c.y, d, ++seed)}};
+      Tensor want = rt.run_compiled(before, in)[0], got = rt.run_compiled(after, in)[0];
+      EXPECT_EQ(got.shape(), want.shape());
+      EXPECT_TRUE(tensors_close(got, want, 1e-13, 1e-13)) << d << " case y " << c.y;
+      // The whole pipeline applies it too; turning it off keeps the product.
+      EXPECT_EQ(count(GraphCompiler().compile({out}).to_text(), "= dot_general("), 0u);
+      EXPECT_EQ(count(GraphCompiler({.broadcast_dot_folding = false}).compile({out}).to_text(), "= dot_general("), 1u);
+    }
+}

@@ -10,14 +10,16 @@
 /// The passes are also available one by one (namespace `passes`), each a
 /// function Program -> Program, so a test can show a program before and
 /// after one pass. They never reassociate floating-point arithmetic:
-/// results are bit-for-bit those of the unoptimised program, with one
-/// exception. Transpose folding lets a `dot_general` read an operand in its
+/// results are bit-for-bit those of the unoptimised program, with two
+/// exceptions. Transpose folding lets a `dot_general` read an operand in its
 /// own layout instead of a transposed copy, and the GEMM mapping then may
 /// sum the contracting terms in another order (Note [GEMM mapping] in
 /// tenferro/ops/dot_plan.hpp), so a contraction can differ in its last bits
-/// (within the usual error bound of a sum). Turn `transpose_folding` off for
-/// results bit-for-bit those of the traced program. (Found by the
-/// random-program tests, tests/fuzz.)
+/// (within the usual error bound of a sum). Broadcast-dot folding likewise
+/// turns a `dot_general` with a broadcast scalar operand (the ones of a sum's
+/// cotangent) into a sum of the other operand. Turn `transpose_folding` and
+/// `broadcast_dot_folding` off for results bit-for-bit those of the traced
+/// program. (Found by the random-program tests, tests/fuzz.)
 
 #include <cstdint>
 #include <optional>
@@ -40,6 +42,8 @@ struct CompileOptions {
   bool dce = true;                 ///< dead-code elimination
   bool fusion = true;              ///< fuse chains of elementwise ops
   bool buffer_reuse = true;        ///< liveness: release early, write in place
+  /// dot_general with a broadcast scalar operand becomes a sum (may reorder the sum)
+  bool broadcast_dot_folding = true;
 };
 
 class GraphCompiler {
@@ -61,6 +65,7 @@ Program dead_code_elimination(Program p);
 Program common_subexpression_elimination(Program p);
 Program constant_folding(Program p);
 Program fold_transposes(Program p);
+Program fold_broadcast_dots(Program p);
 Program sort_dot_dimensions(Program p);
 Program fuse_elementwise(Program p);
 Program assign_buffers(Program p);
