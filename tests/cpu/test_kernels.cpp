@@ -2,6 +2,7 @@
 // of the op database: values, inferred vs executed metadata, untouched
 // inputs, arbitrary dense output layouts, in-place elementwise execution,
 // and the multi-threaded paths against the single-threaded ones.
+#include <array>
 #include <complex>
 #include <cstring>
 #include <algorithm>
@@ -370,17 +371,19 @@ TEST(Kernels, SmallColumnMajorGemmMatchesTheScalarLoopBitForBit) {
 }
 
 // Note [Short contractions]: products with k <= 16 that the plan gives to BLAS
-// run on the register-block kernel instead, split by columns on two threads;
-// k = 17 stays on BLAS. Against a naive loop, f32 and f64, B in both layouts.
+// run on the register-block kernel instead, split by columns on two threads
+// from 2e6 multiply-adds (the 64 x 2003 x 16 case); k = 17 stays on BLAS
+// (cut per thread by Note [Split GEMM] at two threads, so OpenBLAS's own
+// threads never start: under ThreadSanitizer with LLVM's OpenMP they hang).
+// Against a naive loop, f32 and f64, B in both layouts.
 TEST(Kernels, ShortContractionsMatchNaiveLoop) {
   ThreadGuard guard;
   CpuBackend cpu;
   for (DType d : {DType::f64, DType::f32})
-    for (std::int64_t k : {1, 5, 16, 17})
+    for (auto [m, n, k] : {std::array<std::int64_t, 3>{37, 1203, 1}, {37, 1203, 5}, {64, 2003, 16}, {64, 2003, 17}})
       for (bool bt : {false, true})
         for (int threads : {1, 2}) {
           set_num_threads(threads);
-          const std::int64_t m = 37, n = 1203;
           Tensor a = random_tensor({m, k}, d, 3), b = bt ? random_tensor({n, k}, d, 4) : random_tensor({k, n}, d, 4);
           DotGeneralAttrs dims{.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {bt ? 1 : 0}};
           Tensor c = ops::convert(ops::dot_general(a, b, dims, cpu), DType::f64, cpu);
