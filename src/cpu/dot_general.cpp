@@ -144,13 +144,14 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
     } else {
       const T* x = g.swapped ? bb : a;
       const T* y = g.swapped ? a : bb;
+      const double gemm_work = double(g.m) * double(g.n) * double(g.k);
       if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
         if (g.k <= kShortK && g.op_x == ops::GemmOp::N && has_gemm_colmajor()) {
           // Note [Short contractions]: register blocks, no BLAS.
           const std::int64_t sbk = g.op_y == ops::GemmOp::N ? 1 : g.ldy;
           const std::int64_t sbn = g.op_y == ops::GemmOp::N ? g.ldy : 1;
           const std::int64_t cols = (g.n + 3) / 4;  // column blocks of four
-          const int threads = omp_in_parallel() || double(g.m) * double(g.n) * double(g.k) < kSplitWork
+          const int threads = omp_in_parallel() || gemm_work < kSplitWork
                                   ? 1
                                   : static_cast<int>(std::min<std::int64_t>(nt, cols));
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
@@ -164,12 +165,11 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
       const bool by_cols = g.n >= g.m;
       const std::int64_t len = by_cols ? g.n : g.m;
       const int split = omp_in_parallel() ? 1 : static_cast<int>(std::min<std::int64_t>(nt, len / kSplitSlice));
-      if (split > 1 && double(g.m) * double(g.n) * double(g.k) >= kSplitWork) {
+      if (split > 1 && gemm_work >= kSplitWork) {
         // Note [Split GEMM]: one single-threaded BLAS call per thread, each on a slice of C.
-        const int threads = split;
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (int t = 0; t < threads; ++t) {
-          const std::int64_t lo = len * t / threads, hi = len * (t + 1) / threads;
+#pragma omp parallel for schedule(static) num_threads(split)
+        for (int t = 0; t < split; ++t) {
+          const std::int64_t lo = len * t / split, hi = len * (t + 1) / split;
           if (hi <= lo) continue;
           const T* xs = x;
           const T* ys = y;

@@ -280,6 +280,19 @@ __attribute__((target("avx2"))) void gemm_colmajor_avx2(std::int64_t m, std::int
 }
 #endif
 
+// gemm_colmajor for either element type: the AVX2 kernel, or false.
+template <class T>
+bool gemm_colmajor_any(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda, const T* b,
+                       std::int64_t sbk, std::int64_t sbn, T* c, std::int64_t ldc) {
+#if defined(__x86_64__)
+  if (!has_avx2()) return false;
+  gemm_colmajor_avx2(m, n, k, a, lda, b, sbk, sbn, c, ldc);
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 bool has_gemm_colmajor() {
@@ -292,24 +305,12 @@ bool has_gemm_colmajor() {
 
 bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
                    const double* b, std::int64_t sbk, std::int64_t sbn, double* c, std::int64_t ldc) {
-#if defined(__x86_64__)
-  if (!has_avx2()) return false;
-  gemm_colmajor_avx2(m, n, k, a, lda, b, sbk, sbn, c, ldc);
-  return true;
-#else
-  return false;
-#endif
+  return gemm_colmajor_any(m, n, k, a, lda, b, sbk, sbn, c, ldc);
 }
 
 bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                    const float* b, std::int64_t sbk, std::int64_t sbn, float* c, std::int64_t ldc) {
-#if defined(__x86_64__)
-  if (!has_avx2()) return false;
-  gemm_colmajor_avx2(m, n, k, a, lda, b, sbk, sbn, c, ldc);
-  return true;
-#else
-  return false;
-#endif
+  return gemm_colmajor_any(m, n, k, a, lda, b, sbk, sbn, c, ldc);
 }
 
 void round_array(RoundMode mode, const double* x, double* y, std::int64_t n) { round_any(mode, x, y, n); }
