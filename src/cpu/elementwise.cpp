@@ -49,6 +49,13 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
     Out* po = o + off[0];
     const A* pa = x + off[1];
     const B* pb = y + off[2];
+    if constexpr (requires { F::array2(pa, st[1], pb, st[2], po, n); }) {
+      auto unit_or_zero = [](std::int64_t x) { return x == 0 || x == 1; };
+      if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2]) && st[1] + st[2] > 0) {
+        F::array2(pa, st[1], pb, st[2], po, n);
+        return;
+      }
+    }
     if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
       for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
     } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
@@ -91,6 +98,14 @@ void on_dtype(DType d, OpKind kind, Make&& make) {
   visit_dtype<S>(d, op_name(kind), std::forward<Make>(make));
 }
 
+// add, subtract, multiply and divide: float and double arrays through the
+// vector kernels of Note [Vector arithmetic], other types through `scalar`.
+template <Arith Op, class T, class V, class F>
+void binary_arith(V& v, F scalar) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) v.template binary<T, T, T>(RealArith<T, Op>{});
+  else v.template binary<T, T, T>(scalar);
+}
+
 // Calls visitor.unary<Out, A>(f), .binary<Out, A, B>(f) or .ternary<Out, A, B, C>(f)
 // with the scalar function of `kind` for the operand dtypes `in` (and the
 // result dtype `out` for convert). The one table of elementwise semantics:
@@ -101,20 +116,20 @@ void dispatch(OpKind kind, const Attrs& attrs, const DType* in, DType out, V&& v
   switch (kind) {
     case OpKind::add:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
-        v.template binary<T, T, T>([](T x, T y) { return wrap_add(x, y); });
+        binary_arith<Arith::add, T>(v, [](T x, T y) { return wrap_add(x, y); });
       });
     case OpKind::subtract:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
-        v.template binary<T, T, T>([](T x, T y) { return wrap_sub(x, y); });
+        binary_arith<Arith::subtract, T>(v, [](T x, T y) { return wrap_sub(x, y); });
       });
     case OpKind::multiply:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
-        v.template binary<T, T, T>([](T x, T y) { return wrap_mul(x, y); });
+        binary_arith<Arith::multiply, T>(v, [](T x, T y) { return wrap_mul(x, y); });
       });
     case OpKind::divide:
       return on_dtype<kNumericDTypes>(d, kind, [&]<class T>() {
         if constexpr (std::is_integral_v<T>) v.template binary<T, T, T>([](T x, T y) { return int_div(x, y); });
-        else v.template binary<T, T, T>([](T x, T y) { return x / y; });
+        else binary_arith<Arith::divide, T>(v, [](T x, T y) { return x / y; });
       });
     case OpKind::maximum:
       return on_dtype<kRealDTypes>(d, kind, [&]<class T>() {
@@ -305,6 +320,12 @@ struct ArrayVisitor {
     Out* o = static_cast<Out*>(out);
     const A* a = static_cast<const A*>(args[0]);
     const B* b = static_cast<const B*>(args[1]);
+    if constexpr (requires { F::array2(a, strides[0], b, strides[1], o, n); }) {
+      if ((strides[0] | strides[1]) == 1) {  // each 0 or 1, not both 0
+        F::array2(a, strides[0], b, strides[1], o, n);
+        return;
+      }
+    }
     if (strides[0] == 1 && strides[1] == 1) {
       for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
     } else if (strides[0] == 1) {

@@ -293,6 +293,67 @@ bool gemm_colmajor_any(std::int64_t m, std::int64_t n, std::int64_t k, const T* 
 #endif
 }
 
+#if defined(__x86_64__)
+// Note [Vector arithmetic]: the loop is written on GCC/Clang vector types of
+// `Bytes` bytes and always inlined into the AVX2 function, which compiles it
+// to its registers; no vector crosses a call. SA and SB
+// are the operands' strides (1, or 0 for a broadcast scalar); two vectors
+// per step.
+template <Arith A, class T, int Bytes, int SA, int SB>
+__attribute__((always_inline)) inline void arith_vec(const T* a, const T* b, T* o, std::int64_t n) {
+  typedef T V __attribute__((vector_size(Bytes), aligned(sizeof(T)), may_alias));
+  constexpr std::int64_t W = Bytes / static_cast<std::int64_t>(sizeof(T));
+  const V as = V{} + *a, bs = V{} + *b;  // the broadcast forms
+  std::int64_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    V x[2], y[2], r[2];
+    for (int u = 0; u < 2; ++u) {
+      x[u] = SA == 1 ? *reinterpret_cast<const V*>(a + i + u * W) : as;
+      y[u] = SB == 1 ? *reinterpret_cast<const V*>(b + i + u * W) : bs;
+      if constexpr (A == Arith::add) r[u] = x[u] + y[u];
+      else if constexpr (A == Arith::subtract) r[u] = x[u] - y[u];
+      else if constexpr (A == Arith::multiply) r[u] = x[u] * y[u];
+      else r[u] = x[u] / y[u];
+    }
+    *reinterpret_cast<V*>(o + i) = r[0];
+    *reinterpret_cast<V*>(o + i + W) = r[1];
+  }
+  for (; i < n; ++i) o[i] = arith_scalar<A>(a[i * SA], b[i * SB]);
+}
+
+template <Arith A, class T, int Bytes>
+__attribute__((always_inline)) inline void arith_strides(const T* a, std::int64_t sa, const T* b, std::int64_t sb, T* o,
+                                                         std::int64_t n) {
+  if (sa == 1 && sb == 1) arith_vec<A, T, Bytes, 1, 1>(a, b, o, n);
+  else if (sa == 1) arith_vec<A, T, Bytes, 1, 0>(a, b, o, n);
+  else arith_vec<A, T, Bytes, 0, 1>(a, b, o, n);
+}
+
+template <Arith A, class T>
+__attribute__((target("avx2"))) void arith_avx2(const T* a, std::int64_t sa, const T* b, std::int64_t sb, T* o,
+                                                std::int64_t n) {
+  arith_strides<A, T, 32>(a, sa, b, sb, o, n);
+}
+#endif
+
+template <Arith A, class T>
+void arith_dispatch(const T* a, std::int64_t sa, const T* b, std::int64_t sb, T* o, std::int64_t n) {
+#if defined(__x86_64__)
+  if (has_avx2()) return arith_avx2<A>(a, sa, b, sb, o, n);
+#endif
+  for (std::int64_t i = 0; i < n; ++i) o[i] = arith_scalar<A>(a[i * sa], b[i * sb]);
+}
+
+template <class T>
+void arith_any(Arith op, const T* a, std::int64_t sa, const T* b, std::int64_t sb, T* o, std::int64_t n) {
+  switch (op) {
+    case Arith::add: return arith_dispatch<Arith::add>(a, sa, b, sb, o, n);
+    case Arith::subtract: return arith_dispatch<Arith::subtract>(a, sa, b, sb, o, n);
+    case Arith::multiply: return arith_dispatch<Arith::multiply>(a, sa, b, sb, o, n);
+    case Arith::divide: return arith_dispatch<Arith::divide>(a, sa, b, sb, o, n);
+  }
+}
+
 }  // namespace
 
 bool has_gemm_colmajor() {
@@ -311,6 +372,15 @@ bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const double*
 bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                    const float* b, std::int64_t sbk, std::int64_t sbn, float* c, std::int64_t ldc) {
   return gemm_colmajor_any(m, n, k, a, lda, b, sbk, sbn, c, ldc);
+}
+
+void arith_array(Arith op, const double* a, std::int64_t sa, const double* b, std::int64_t sb, double* o,
+                 std::int64_t n) {
+  arith_any(op, a, sa, b, sb, o, n);
+}
+void arith_array(Arith op, const float* a, std::int64_t sa, const float* b, std::int64_t sb, float* o,
+                 std::int64_t n) {
+  arith_any(op, a, sa, b, sb, o, n);
 }
 
 void round_array(RoundMode mode, const double* x, double* y, std::int64_t n) { round_any(mode, x, y, n); }

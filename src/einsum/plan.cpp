@@ -491,19 +491,31 @@ void EinsumPlanBuilder::body() {
       // The elementwise kernel walks the result in its memory order: led by
       // the larger operand's fastest axis, that operand is read with unit
       // stride (else every element is a strided load).
+      // The smaller operand's own labels go right after the larger one's
+      // leading axes of at least kBroadcastRun elements: each such block
+      // of the larger operand is read once, from L1, for all of them
+      // (placed last, they made the kernel stream the whole larger operand
+      // again for each of their indices).
       const bool x_big = numel(X.labels) >= numel(Y.labels);
       const Slot& big_op = x_big ? X : Y;
-      Labels follow = big_op.labels;
+      constexpr std::int64_t kBroadcastRun = 256;
+      Labels follow;
+      std::size_t lead_end = 0;
+      for (std::int64_t run = 1; lead_end < big_op.labels.size() && run < kBroadcastRun; ++lead_end) {
+        follow.push_back(big_op.labels[lead_end]);
+        run *= sizes_[static_cast<std::size_t>(big_op.labels[lead_end])];
+      }
       for (auto l : (x_big ? Y : X).labels)
-        if (!contains(follow, l)) follow.push_back(l);
+        if (!contains(big_op.labels, l)) follow.push_back(l);
+      for (std::size_t i = lead_end; i < big_op.labels.size(); ++i) follow.push_back(big_op.labels[i]);
       auto lead = [&](const Labels& o) {
         for (auto l : o)
           if (sizes_[static_cast<std::size_t>(l)] != 1) return l;
         return std::int64_t{-1};
       };
-      std::vector<Labels> orders;
-      if (!matvec) orders = candidate_orders(m, natural);
-      orders.push_back(follow);
+      std::vector<Labels> orders{follow};  // first: it wins ties
+      if (!matvec)
+        for (Labels& o : candidate_orders(m, natural)) orders.push_back(std::move(o));
       Labels best;
       double best_pen = -1;
       for (const Labels& o : orders) {

@@ -101,6 +101,38 @@ TEST(EinsumPlan, SmallProductsAndBatchedMatvecs) {
   }
 }
 
+TEST(EinsumPlan, BroadcastProductsPutTheSmallOperandsLabelsAfterTheLargeOnesLeadingBlock) {
+  // C[j,k,o,t] = A[k,j,t] B[o,t]: the product runs in the order k j o t, so
+  // each 256-element column A[:, :, t] is read once for all o (in the order
+  // k j t o the kernel streamed all of A again for every o).
+  EinsumPlan p = plan_for("kjt,ot->jkot", {{16, 16, 64}, {64, 64}});
+  const EinsumInstr* mul = nullptr;
+  std::vector<const EinsumInstr*> bcasts;
+  for (const EinsumInstr& in : p.body()) {
+    if (in.op == EinsumOp::multiply) mul = &in;
+    if (in.op == EinsumOp::broadcast_in_dim) bcasts.push_back(&in);
+  }
+  ASSERT_NE(mul, nullptr) << p.to_string();
+  ASSERT_EQ(bcasts.size(), 2u) << p.to_string();
+  EXPECT_EQ(bcasts[0]->axes, (DimVec{0, 1, 3})) << p.to_string();  // A's k, j, t
+  EXPECT_EQ(bcasts[1]->axes, (DimVec{2, 3})) << p.to_string();     // B's o, t
+  // A leading block shorter than 256 elements takes the next axis too; the
+  // small operand's labels still go after it. Values against the naive sum.
+  CpuBackend cpu;
+  for (const char* spec : {"kjt,ot->jkot", "jt,ot->jot", "kjt,ot->otjk"}) {
+    EinsumPlan q = spec[1] == 't' ? plan_for(spec, {{300, 5}, {4, 5}}) : plan_for(spec, {{16, 16, 6}, {7, 6}});
+    for (DType d : float_dtypes()) {
+      std::vector<Tensor> ops;
+      for (std::size_t k = 0; k < q.input_shapes().size(); ++k)
+        ops.push_back(random_tensor(q.input_shapes()[k], d, 40 + k));
+      EinsumPlan typed = EinsumPlan::build(q.spec(), q.input_shapes(), {d, d}, q.path());
+      EXPECT_TRUE(tensors_close(run_einsum_plan(typed, ops, cpu), naive_einsum(q.spec(), ops, d), 8 * dtype_eps(d),
+                                8 * dtype_eps(d)))
+          << spec << " " << d;
+    }
+  }
+}
+
 TEST(EinsumPlan, LayoutModelPredictsCopies) {
   // Column-major chains feed GEMM directly (transpose flags, no copies).
   EXPECT_EQ(plan_for("ab,bc,cd,de->ae", {{20, 30}, {30, 40}, {40, 50}, {50, 60}}).predicted_copy_elements(), 0);
