@@ -12,6 +12,13 @@
 namespace tenferro::cpu {
 namespace {
 
+// Runs shorter than this stay in the inline loops: the call into the vector
+// kernels (Note [Vector arithmetic]) costs more than it saves on a few
+// elements (lm_batch_likelihood_brackets_4_4d of bench/peer along our path,
+// best of three alternating runs on one core: 12.1 ms with every run in the
+// kernels, 11.0 ms with this limit).
+constexpr std::int64_t kArrayRun = 32;
+
 // Rank-0 operands of select/clamp broadcast: they get all-zero strides.
 const std::int64_t* strides_over(const Tensor& t, const Tensor& out, const Strides& zeros) {
   return (t.ndim() == 0 && out.ndim() > 0) ? zeros.data() : t.strides().data();
@@ -51,7 +58,7 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
     const B* pb = y + off[2];
     if constexpr (requires { F::array2(pa, st[1], pb, st[2], po, n); }) {
       auto unit_or_zero = [](std::int64_t x) { return x == 0 || x == 1; };
-      if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2]) && st[1] + st[2] > 0) {
+      if (n >= kArrayRun && st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2]) && st[1] + st[2] > 0) {
         F::array2(pa, st[1], pb, st[2], po, n);
         return;
       }
@@ -321,7 +328,7 @@ struct ArrayVisitor {
     const A* a = static_cast<const A*>(args[0]);
     const B* b = static_cast<const B*>(args[1]);
     if constexpr (requires { F::array2(a, strides[0], b, strides[1], o, n); }) {
-      if ((strides[0] | strides[1]) == 1) {  // each 0 or 1, not both 0
+      if (n >= kArrayRun && (strides[0] | strides[1]) == 1) {  // each 0 or 1, not both 0
         F::array2(a, strides[0], b, strides[1], o, n);
         return;
       }

@@ -303,7 +303,10 @@ template <Arith A, class T, int Bytes, int SA, int SB>
 __attribute__((always_inline)) inline void arith_vec(const T* a, const T* b, T* o, std::int64_t n) {
   typedef T V __attribute__((vector_size(Bytes), aligned(sizeof(T)), may_alias));
   constexpr std::int64_t W = Bytes / static_cast<std::int64_t>(sizeof(T));
-  const V as = V{} + *a, bs = V{} + *b;  // the broadcast forms
+  if (n <= 0) return;
+  V as{}, bs{};  // the broadcast forms, read only for a broadcast operand
+  if constexpr (SA == 0) as = V{} + *a;
+  if constexpr (SB == 0) bs = V{} + *b;
   std::int64_t i = 0;
   for (; i + 2 * W <= n; i += 2 * W) {
     V x[2], y[2], r[2];
