@@ -19,6 +19,12 @@ namespace {
 // kernels, 11.0 ms with this limit).
 constexpr std::int64_t kArrayRun = 32;
 
+// Whether a run of n outputs with operand strides sa, sb goes to an array2
+// kernel: long enough, and each operand contiguous or broadcast (not both).
+bool array2_run(std::int64_t n, std::int64_t sa, std::int64_t sb) {
+  return n >= kArrayRun && (sa == 0 || sa == 1) && (sb == 0 || sb == 1) && sa + sb > 0;
+}
+
 // Rank-0 operands of select/clamp broadcast: they get all-zero strides.
 const std::int64_t* strides_over(const Tensor& t, const Tensor& out, const Strides& zeros) {
   return (t.ndim() == 0 && out.ndim() > 0) ? zeros.data() : t.strides().data();
@@ -57,8 +63,7 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
     const A* pa = x + off[1];
     const B* pb = y + off[2];
     if constexpr (requires { F::array2(pa, st[1], pb, st[2], po, n); }) {
-      auto unit_or_zero = [](std::int64_t x) { return x == 0 || x == 1; };
-      if (n >= kArrayRun && st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2]) && st[1] + st[2] > 0) {
+      if (st[0] == 1 && array2_run(n, st[1], st[2])) {
         F::array2(pa, st[1], pb, st[2], po, n);
         return;
       }
@@ -328,7 +333,7 @@ struct ArrayVisitor {
     const A* a = static_cast<const A*>(args[0]);
     const B* b = static_cast<const B*>(args[1]);
     if constexpr (requires { F::array2(a, strides[0], b, strides[1], o, n); }) {
-      if (n >= kArrayRun && (strides[0] | strides[1]) == 1) {  // each 0 or 1, not both 0
+      if (array2_run(n, strides[0], strides[1])) {
         F::array2(a, strides[0], b, strides[1], o, n);
         return;
       }

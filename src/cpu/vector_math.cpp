@@ -296,9 +296,8 @@ bool gemm_colmajor_any(std::int64_t m, std::int64_t n, std::int64_t k, const T* 
 #if defined(__x86_64__)
 // Note [Vector arithmetic]: the loop is written on GCC/Clang vector types of
 // `Bytes` bytes and always inlined into the AVX2 function, which compiles it
-// to its registers; no vector crosses a call. SA and SB
-// are the operands' strides (1, or 0 for a broadcast scalar); two vectors
-// per step.
+// to its registers; no vector crosses a call. SA and SB are the operands'
+// strides (1, or 0 for a broadcast scalar); two vectors per step.
 template <Arith A, class T, int Bytes, int SA, int SB>
 __attribute__((always_inline)) inline void arith_vec(const T* a, const T* b, T* o, std::int64_t n) {
   typedef T V __attribute__((vector_size(Bytes), aligned(sizeof(T)), may_alias));
@@ -324,18 +323,12 @@ __attribute__((always_inline)) inline void arith_vec(const T* a, const T* b, T* 
   for (; i < n; ++i) o[i] = arith_scalar<A>(a[i * SA], b[i * SB]);
 }
 
-template <Arith A, class T, int Bytes>
-__attribute__((always_inline)) inline void arith_strides(const T* a, std::int64_t sa, const T* b, std::int64_t sb, T* o,
-                                                         std::int64_t n) {
-  if (sa == 1 && sb == 1) arith_vec<A, T, Bytes, 1, 1>(a, b, o, n);
-  else if (sa == 1) arith_vec<A, T, Bytes, 1, 0>(a, b, o, n);
-  else arith_vec<A, T, Bytes, 0, 1>(a, b, o, n);
-}
-
 template <Arith A, class T>
 __attribute__((target("avx2"))) void arith_avx2(const T* a, std::int64_t sa, const T* b, std::int64_t sb, T* o,
                                                 std::int64_t n) {
-  arith_strides<A, T, 32>(a, sa, b, sb, o, n);
+  if (sa == 1 && sb == 1) arith_vec<A, T, 32, 1, 1>(a, b, o, n);
+  else if (sa == 1) arith_vec<A, T, 32, 1, 0>(a, b, o, n);
+  else arith_vec<A, T, 32, 0, 1>(a, b, o, n);
 }
 #endif
 
