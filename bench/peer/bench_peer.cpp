@@ -6,12 +6,14 @@
 // follow bench/peer/timing.hpp (the rule bench/peer/peers.py applies to the
 // peers) and are written as JSON.
 //
-//   bench_peer --mode=einsum --threads=N --paths=FILE [--budget=S] [--cap=S] [--filter=SUB] --out=FILE
+//   bench_peer --mode=einsum --threads=N --paths=FILE [--budget=S] [--cap=S] [--filter=SUB]
+//              [--objective=executor|flops] --out=FILE
 //   bench_peer --mode=linalg --threads=N [--budget=S] [--cap=S] --out=FILE
 //
-// --paths: our optimizer's paths (annealing, effort 1) with their costs and
-// planning times; computed and written when FILE does not exist, read
-// otherwise, so that every thread count and every peer uses the same path.
+// --paths: our optimizer's paths (annealing, effort 1, --objective, default
+// executor) with their costs and planning times; computed and written when
+// FILE does not exist, read otherwise, so that every thread count and every
+// peer uses the same path.
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -41,6 +43,7 @@ namespace {
 struct Args {
   std::string mode, paths, out, filter;
   int threads = 1;
+  PathObjective objective = PathObjective::executor;
   TimingRule rule;
 };
 
@@ -60,7 +63,9 @@ json path_json(const std::vector<std::pair<int, int>>& p) {
 
 json cost_json(const testing::EinsumInstance& inst, const std::vector<std::pair<int, int>>& p) {
   ContractionCost c = contraction_cost(inst.spec, inst.shapes, p);
-  return {{"log10_flops", std::log10(c.flops)}, {"log2_size", std::log2(c.largest_intermediate)}};
+  return {{"log10_flops", std::log10(c.flops)},
+          {"log2_size", std::log2(c.largest_intermediate)},
+          {"log10_objective", std::log10(objective_value(c, PathObjective::executor))}};
 }
 
 json run_einsum(const Args& args) {
@@ -74,7 +79,8 @@ json run_einsum(const Args& args) {
     if (!args.filter.empty() && inst.name.find(args.filter) == std::string::npos) continue;
     if (!have_paths) {
       ContractionPath ours =
-          einsum_path(inst.spec, inst.shapes, {.optimizer = PathOptimizer::annealing, .effort = 1.0});
+          einsum_path(inst.spec, inst.shapes,
+                      {.optimizer = PathOptimizer::annealing, .objective = args.objective, .effort = 1.0});
       paths[inst.name] = {{"path", path_json(ours.pairs)},
                           {"planning_s", ours.planning_seconds},
                           {"ours", cost_json(inst, ours.pairs)},
@@ -142,7 +148,13 @@ int main(int argc, char** argv) {
     else if (const char* v = val("--paths=")) args.paths = v;
     else if (const char* v = val("--out=")) args.out = v;
     else if (const char* v = val("--filter=")) args.filter = v;
-    else if (const char* v = val("--budget=")) args.rule.budget_s = std::atof(v);
+    else if (const char* v = val("--objective=")) {
+      if (std::strcmp(v, "flops") != 0 && std::strcmp(v, "executor") != 0) {
+        std::cerr << "bench_peer: --objective must be executor or flops, got " << v << "\n";
+        return 2;
+      }
+      args.objective = std::strcmp(v, "flops") == 0 ? PathObjective::flops : PathObjective::executor;
+    } else if (const char* v = val("--budget=")) args.rule.budget_s = std::atof(v);
     else if (const char* v = val("--cap=")) args.rule.cap_s = std::atof(v);
     else {
       std::cerr << "bench_peer: unknown argument " << a << "\n";
@@ -152,7 +164,7 @@ int main(int argc, char** argv) {
   if (args.out.empty() || (args.mode == "einsum" && args.paths.empty()) ||
       (args.mode != "einsum" && args.mode != "linalg")) {
     std::cerr << "usage: bench_peer --mode=einsum|linalg --threads=N --out=FILE [--paths=FILE] "
-                 "[--budget=S] [--cap=S] [--filter=SUB]\n";
+                 "[--budget=S] [--cap=S] [--filter=SUB] [--objective=executor|flops]\n";
     return 2;
   }
   set_num_threads(args.threads);

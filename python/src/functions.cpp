@@ -27,10 +27,17 @@ PathOptimizer optimizer_arg(const std::string& name) {
            "' (expected \"automatic\", \"greedy\", \"optimal\" or \"annealing\")");
 }
 
+PathObjective objective_arg(const std::string& name) {
+  if (name == "executor") return PathObjective::executor;
+  if (name == "flops") return PathObjective::flops;
+  TF_THROW(ValueError, "einsum", "unknown objective '", name, "' (expected \"executor\" or \"flops\")");
+}
+
 PathOptions path_options(const std::string& optimizer, std::optional<std::vector<std::pair<int, int>>> path,
-                         double memory_limit, std::uint64_t seed, double effort) {
+                         double memory_limit, std::uint64_t seed, double effort, const std::string& objective) {
   PathOptions o;
   o.optimizer = optimizer_arg(optimizer);
+  o.objective = objective_arg(objective);
   if (path) o.path = *path;
   o.memory_limit = memory_limit;
   o.seed = seed;
@@ -57,8 +64,8 @@ void bind_functions(nb::module_& m) {
       "_einsum",
       [](const std::string& subscripts, nb::handle operands, const std::string& optimizer,
          std::optional<std::vector<std::pair<int, int>>> path, double memory_limit, std::uint64_t seed,
-         double effort) -> nb::object {
-        const PathOptions opts = path_options(optimizer, path, memory_limit, seed, effort);
+         double effort, const std::string& objective) -> nb::object {
+        const PathOptions opts = path_options(optimizer, path, memory_limit, seed, effort, objective);
         bool traced = false, eager = false;
         for (nb::handle h : operands) {
           traced |= nb::isinstance<TracedTensor>(h);
@@ -92,31 +99,32 @@ void bind_functions(nb::module_& m) {
         return nb::cast(r);
       },
       nb::arg("subscripts"), nb::arg("operands"), nb::arg("optimizer"), nb::arg("path").none(),
-      nb::arg("memory_limit"), nb::arg("seed"), nb::arg("effort"));
+      nb::arg("memory_limit"), nb::arg("seed"), nb::arg("effort"), nb::arg("objective"));
   m.def(
       "_einsum_path",
       [](const std::string& subscripts, const std::vector<std::vector<std::int64_t>>& shapes,
          const std::string& optimizer, std::optional<std::vector<std::pair<int, int>>> path, double memory_limit,
-         std::uint64_t seed, double effort) {
+         std::uint64_t seed, double effort, const std::string& objective) {
         std::vector<Shape> s;
         for (const auto& v : shapes) s.emplace_back(v);
         ContractionPath p;
         {
           nb::gil_scoped_release nogil;
-          p = einsum_path(subscripts, s, path_options(optimizer, path, memory_limit, seed, effort));
+          p = einsum_path(subscripts, s, path_options(optimizer, path, memory_limit, seed, effort, objective));
         }
         nb::dict d;
         d["path"] = nb::cast(p.pairs);
         d["flops"] = p.cost.flops;
         d["largest_intermediate"] = p.cost.largest_intermediate;
         d["total_intermediate"] = p.cost.total_intermediate;
+        d["traffic"] = p.cost.traffic;
         d["num_slices"] = p.num_slices;
         d["optimizer"] = std::string(path_optimizer_name(p.optimizer));
         d["planning_seconds"] = p.planning_seconds;
         return d;
       },
       nb::arg("subscripts"), nb::arg("shapes"), nb::arg("optimizer"), nb::arg("path").none(),
-      nb::arg("memory_limit"), nb::arg("seed"), nb::arg("effort"));
+      nb::arg("memory_limit"), nb::arg("seed"), nb::arg("effort"), nb::arg("objective"));
 
   // ---- linalg (LAPACK on the CPU; batch axes trailing, as in C++)
   nb::module_ la = m.def_submodule("linalg", "Linear algebra (LAPACK on the CPU); batch axes trailing, as in C++.");

@@ -62,7 +62,8 @@ int64 = DType.int64
 bool_ = DType.bool
 
 
-def einsum(subscripts, *operands, optimizer="automatic", path=None, memory_limit=0.0, seed=0, effort=1.0):
+def einsum(subscripts, *operands, optimizer="automatic", path=None, memory_limit=0.0, seed=0, effort=1.0,
+           objective="executor"):
     """einsum("ij,jk->ik", a, b): contraction along an optimised path.
 
     Operands are positional: Tensors or DLPack arrays (eager, on the CPU),
@@ -70,17 +71,22 @@ def einsum(subscripts, *operands, optimizer="automatic", path=None, memory_limit
     program). `optimizer` is "automatic", "greedy", "optimal" or
     "annealing"; `path` a list of pairs (opt_einsum's format) used as given;
     `memory_limit` the largest intermediate in elements (0: none; labels are
-    sliced to meet it); `seed` and `effort` drive "annealing"."""
-    return _einsum(subscripts, list(operands), optimizer, path, float(memory_limit), seed, float(effort))
+    sliced to meet it); `seed` and `effort` drive "annealing"; `objective`
+    is what "optimal" and "annealing" minimise: "executor" (flops plus
+    weighted memory traffic, a model of this library's executor) or
+    "flops"."""
+    return _einsum(subscripts, list(operands), optimizer, path, float(memory_limit), seed, float(effort), objective)
 
 
-def einsum_path(subscripts, *operands, optimizer="automatic", path=None, memory_limit=0.0, seed=0, effort=1.0):
+def einsum_path(subscripts, *operands, optimizer="automatic", path=None, memory_limit=0.0, seed=0, effort=1.0,
+                objective="executor"):
     """The contraction path einsum would take, as a dict: "path" (pairs),
-    "flops", "largest_intermediate", "total_intermediate", "num_slices",
-    "optimizer", "planning_seconds". Operands may be arrays, tensors or
-    shapes (tuples of ints)."""
+    "flops", "largest_intermediate", "total_intermediate", "traffic"
+    (elements read and written by the steps), "num_slices", "optimizer",
+    "planning_seconds". Operands may be arrays, tensors or shapes (tuples of
+    ints); the options are einsum's."""
     shapes = [list(o) if isinstance(o, (tuple, list)) else list(o.shape) for o in operands]
-    return _einsum_path(subscripts, shapes, optimizer, path, float(memory_limit), seed, float(effort))
+    return _einsum_path(subscripts, shapes, optimizer, path, float(memory_limit), seed, float(effort), objective)
 
 
 def trace(fn, **inputs):

@@ -59,6 +59,11 @@ def test_einsum_path_options_and_einsum_path():
     info = tf.einsum_path("ij,jk,kl->il", ta, tb, tc, optimizer="optimal")
     assert info["path"] == [(1, 2), (0, 1)]  # (b c) first: 2*6*3 then 6*2*3, the cheapest order
     assert info["flops"] > 0 and info["num_slices"] == 1
+    # Traffic: b, c and their product jl (12 + 18 + 6), then a, jl and il (12 + 6 + 18).
+    assert info["traffic"] == 72
+    assert tf.einsum_path("ij,jk,kl->il", ta, tb, tc, optimizer="optimal", objective="flops")["path"] == info["path"]
+    with pytest.raises(tf.ValueError, match="objective"):
+        tf.einsum_path("ij,jk,kl->il", ta, tb, tc, objective="speed")
     given = tf.einsum("ij,jk,kl->il", ta, tb, tc, path=[(0, 1), (0, 1)])
     np.testing.assert_allclose(arr(given), ref, rtol=1e-13)
     assert tf.einsum_path("ij,jk->ik", (6, 2), (2, 6))["path"] == [(0, 1)]

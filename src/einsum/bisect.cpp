@@ -60,7 +60,7 @@ struct Bisector {
     if (S.size() <= static_cast<std::size_t>(kDpLeaves)) {
       std::vector<std::vector<int>> terms;
       for (int t : S) terms.push_back(net.terms[static_cast<std::size_t>(t)]);
-      DpResult dp = optimal_order(terms, outside(S), net.size, 0);
+      DpResult dp = optimal_order(terms, outside(S), net.size, 0, net.traffic_weight);
       const int k = static_cast<int>(S.size());
       std::vector<int> id(static_cast<std::size_t>(2 * k - 1));
       for (int i = 0; i < k; ++i) id[static_cast<std::size_t>(i)] = S[static_cast<std::size_t>(i)];

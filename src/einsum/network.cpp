@@ -8,8 +8,9 @@
 namespace tenferro::detail {
 
 Network make_network(const EinsumSpec& spec, const std::vector<Shape>& shapes,
-                     const std::vector<std::int64_t>& sizes, const DimVec& sliced) {
+                     const std::vector<std::int64_t>& sizes, const DimVec& sliced, PathObjective objective) {
   Network net;
+  net.traffic_weight = objective == PathObjective::flops ? 0.0 : kTrafficWeight;
   const std::size_t nl = sizes.size();
   net.size.resize(nl);
   for (std::size_t l = 0; l < nl; ++l) net.size[l] = static_cast<double>(sizes[l]);
@@ -122,9 +123,10 @@ ContractionCost path_cost(const Network& net, const SsaPath& ssa, double* larges
   double inner = 0;
   for (std::size_t s = 0; s < ssa.size(); ++s) {
     double size = 0;
-    c.flops += contract_legs(net, legs[static_cast<std::size_t>(ssa[s].first)],
-                             legs[static_cast<std::size_t>(ssa[s].second)],
-                             legs[static_cast<std::size_t>(n) + s], size);
+    const Legs& a = legs[static_cast<std::size_t>(ssa[s].first)];
+    const Legs& b = legs[static_cast<std::size_t>(ssa[s].second)];
+    c.flops += contract_legs(net, a, b, legs[static_cast<std::size_t>(n) + s], size);
+    c.traffic += legs_size(net, a) + legs_size(net, b) + size;
     c.largest_intermediate = std::max(c.largest_intermediate, size);
     c.total_intermediate += size;
     if (s + 1 < ssa.size()) inner = std::max(inner, size);

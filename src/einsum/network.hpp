@@ -16,6 +16,7 @@ struct Network {
   std::vector<double> size;   // extent of each label
   std::vector<int> total;     // number of terms that contain each label
   std::vector<char> output;   // 1 when the label is in the output
+  double traffic_weight = kTrafficWeight;  // 0: the objective is flops alone
   int num_terms() const { return static_cast<int>(terms.size()); }
   int num_labels() const { return static_cast<int>(size.size()); }
 };
@@ -24,7 +25,14 @@ struct Network {
 /// axis of extent 1 whose label is longer elsewhere (a broadcast axis) does
 /// not count at all. `sliced` labels get extent 1.
 Network make_network(const EinsumSpec& spec, const std::vector<Shape>& shapes,
-                     const std::vector<std::int64_t>& sizes, const DimVec& sliced = {});
+                     const std::vector<std::int64_t>& sizes, const DimVec& sliced = {},
+                     PathObjective objective = PathObjective::executor);
+
+/// The objective's cost of one step (Note [Executor cost model]): its flops
+/// plus `weight` times the elements of its operands and result.
+inline double step_cost(double flops, double size_a, double size_b, double size_out, double weight) {
+  return flops + weight * (size_a + size_b + size_out);
+}
 
 /// Contraction steps as pairs of node ids: ids below n are operands, id
 /// n + s is the result of step s.
@@ -86,18 +94,19 @@ SsaPath elimination_path(const Network& net, Rng* rng = nullptr, double noise = 
 /// Recursive hypergraph bisection (Note [Bisection trees] in bisect.cpp).
 SsaPath bisection_path(const Network& net, Rng& rng);
 
-/// Exact optimum over the given terms (at most 16). Terms are label lists;
-/// `keep` marks labels needed beyond these terms. Intermediates other than
-/// the final one must not exceed `cap` (0: no cap).
+/// Exact optimum over the given terms (at most 16) of the summed step costs
+/// (step_cost with `traffic_weight`). Terms are label lists; `keep` marks
+/// labels needed beyond these terms. Intermediates other than the final one
+/// must not exceed `cap` (0: no cap).
 struct DpResult {
   SsaPath ssa;     // ids below terms.size() are the terms
-  double flops = 0;
+  double cost = 0;
   double largest = 0;  // largest intermediate other than the final one
   bool feasible = false;
 };
 inline constexpr int kMaxOptimalTerms = 16;
 DpResult optimal_order(const std::vector<std::vector<int>>& terms, const std::vector<char>& keep,
-                       const std::vector<double>& size, double cap);
+                       const std::vector<double>& size, double cap, double traffic_weight);
 
 struct AnnealOptions {
   std::uint64_t seed = 0;

@@ -6,7 +6,7 @@
 // Subsets are visited in increasing order (a subset's proper subsets are
 // smaller numbers), each split once (the half with the lowest term), and a
 // split is skipped as soon as its two halves alone cost more than the best
-// split found so far.
+// split found so far (step costs are never negative).
 #include <bit>
 #include <limits>
 #include <map>
@@ -18,7 +18,7 @@
 namespace tenferro::detail {
 
 DpResult optimal_order(const std::vector<std::vector<int>>& terms, const std::vector<char>& keep,
-                       const std::vector<double>& size, double cap) {
+                       const std::vector<double>& size, double cap, double traffic_weight) {
   const int k = static_cast<int>(terms.size());
   TF_INTERNAL_ASSERT(k >= 1 && k <= kMaxOptimalTerms, "optimal_order: ", k, " terms");
   DpResult res;
@@ -97,7 +97,7 @@ DpResult optimal_order(const std::vector<std::vector<int>>& terms, const std::ve
               x &= x - 1;
             }
           }
-          const double f = base + (inner ? 2 * prod : prod);
+          const double f = base + step_cost(inner ? 2 * prod : prod, ssize[T], ssize[U], ssize[S], traffic_weight);
           const double b = std::max({big[T], big[U], S == full ? 0.0 : ssize[S]});
           if (f < best || (f == best && b < best_big)) {
             best = f;
@@ -114,7 +114,7 @@ DpResult optimal_order(const std::vector<std::vector<int>>& terms, const std::ve
   }
   if (cost[full] == kInf) return res;
   res.feasible = true;
-  res.flops = cost[full];
+  res.cost = cost[full];
   res.largest = big[full];
   auto build = [&](auto&& self, std::uint32_t S) -> int {
     if (std::popcount(S) == 1) return std::countr_zero(S);

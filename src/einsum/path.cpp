@@ -21,6 +21,10 @@ const char* path_optimizer_name(PathOptimizer o) {
   return "?";
 }
 
+double objective_value(const ContractionCost& cost, PathObjective objective) {
+  return objective == PathObjective::flops ? cost.flops : cost.flops + kTrafficWeight * cost.traffic;
+}
+
 namespace {
 
 constexpr int kAutomaticOptimalMax = 10;
@@ -35,6 +39,7 @@ ContractionCost sliced_cost(const detail::Network& net, const detail::SsaPath& s
   ContractionCost c = detail::path_cost(net, ssa);
   c.flops *= static_cast<double>(slices);
   c.total_intermediate *= static_cast<double>(slices);
+  c.traffic *= static_cast<double>(slices);
   return c;
 }
 
@@ -101,7 +106,7 @@ ContractionPath einsum_path(const EinsumSpec& spec, const std::vector<Shape>& sh
            "effort must lie in [0, ", kMaxPathEffort, "], got ", options.effort);
   TF_CHECK(options.time_limit_seconds >= 0, ValueError, "einsum_path",
            "time_limit_seconds must be >= 0, got ", options.time_limit_seconds);
-  const detail::Network net = detail::make_network(spec, shapes, sizes);
+  const detail::Network net = detail::make_network(spec, shapes, sizes, {}, options.objective);
   const int n = net.num_terms();
   const double cap = options.memory_limit;
   ContractionPath out;
@@ -123,8 +128,9 @@ ContractionPath einsum_path(const EinsumSpec& spec, const std::vector<Shape>& sh
         TF_CHECK(n <= detail::kMaxOptimalTerms, ValueError, "einsum_path", "the optimal optimizer ",
                  "handles at most ", detail::kMaxOptimalTerms, " operands, \"", einsum_echo(spec.text), "\" has ", n,
                  "; use greedy or annealing");
-        detail::DpResult dp = detail::optimal_order(net.terms, net.output, net.size, cap);
-        if (!dp.feasible) dp = detail::optimal_order(net.terms, net.output, net.size, 0);  // then slice
+        detail::DpResult dp = detail::optimal_order(net.terms, net.output, net.size, cap, net.traffic_weight);
+        if (!dp.feasible)  // then slice
+          dp = detail::optimal_order(net.terms, net.output, net.size, 0, net.traffic_weight);
         ssa = std::move(dp.ssa);
         break;
       }

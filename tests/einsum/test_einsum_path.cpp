@@ -62,14 +62,15 @@ RandomNet random_network(int n, std::uint64_t seed) {
   return r;
 }
 
-// The minimum flops over every contraction order, by exhaustive search.
-double brute_force_flops(const EinsumSpec& spec, const std::vector<Shape>& shapes) {
+// The minimum of the objective over every contraction order, by exhaustive search.
+double brute_force(const EinsumSpec& spec, const std::vector<Shape>& shapes,
+                   PathObjective objective = PathObjective::flops) {
   const int n = static_cast<int>(shapes.size());
   double best = std::numeric_limits<double>::infinity();
   std::vector<std::pair<int, int>> path;
   std::function<void(int)> rec = [&](int m) {
     if (m == 1) {
-      best = std::min(best, contraction_cost(spec, shapes, path).flops);
+      best = std::min(best, objective_value(contraction_cost(spec, shapes, path), objective));
       return;
     }
     for (int i = 0; i < m; ++i)
@@ -94,17 +95,24 @@ TEST(EinsumPath, CostModelByHand) {
   EXPECT_EQ(left.flops, 128);
   EXPECT_EQ(left.largest_intermediate, 10);
   EXPECT_EQ(left.total_intermediate, 18);
+  // Traffic: A, B and ik (6 + 12 + 8), then ik, C and il (8 + 20 + 10).
+  EXPECT_EQ(left.traffic, 64);
+  EXPECT_EQ(objective_value(left, PathObjective::flops), 128);
+  EXPECT_EQ(objective_value(left, PathObjective::executor), 128 + kTrafficWeight * 64);
   // A(BC): jkl -> 120, result jl (15); ijl -> 60, result il (10).
   ContractionCost right = contraction_cost(s, shapes, {{1, 2}, {0, 1}});
   EXPECT_EQ(right.flops, 180);
   EXPECT_EQ(right.largest_intermediate, 15);
   EXPECT_EQ(right.total_intermediate, 25);
+  EXPECT_EQ(right.traffic, (12 + 20 + 15) + (6 + 15 + 10));
   // Without a summed label (outer product) there is no factor 2.
   EXPECT_EQ(contraction_cost(parse_einsum("i,j->ij", {1, 1}), {{3}, {5}}, {{0, 1}}).flops, 15);
   // Slicing j: per slice ik has no j; flops count every slice.
   ContractionCost sliced = contraction_cost(s, shapes, {{0, 1}, {0, 1}}, {1});
   EXPECT_EQ(sliced.flops, 3 * (2 * 2 * 4 + 2 * 2 * 4 * 5));
   EXPECT_EQ(sliced.largest_intermediate, 10);
+  // Per slice: A's column i (2), B's row k (4), ik (8); then ik, C, il.
+  EXPECT_EQ(sliced.traffic, 3 * ((2 + 4 + 8) + (8 + 20 + 10)));
 }
 
 TEST(EinsumPath, OptimalPicksTheCheapOrder) {
@@ -120,16 +128,38 @@ TEST(EinsumPath, OptimalPicksTheCheapOrder) {
 TEST(EinsumPath, OptimalMatchesBruteForceAndOthersAreNoBetter) {
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     RandomNet r = random_network(3 + static_cast<int>(seed % 4), seed);
-    const double best = brute_force_flops(r.spec, r.shapes);
-    ContractionPath opt = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::optimal});
+    const double best = brute_force(r.spec, r.shapes);
+    ContractionPath opt = einsum_path(r.spec, r.shapes,
+                                      {.optimizer = PathOptimizer::optimal, .objective = PathObjective::flops});
     EXPECT_DOUBLE_EQ(opt.cost.flops, best) << r.spec.to_string();
     EXPECT_DOUBLE_EQ(contraction_cost(r.spec, r.shapes, opt.pairs).flops, opt.cost.flops);
     ContractionPath greedy = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::greedy});
     EXPECT_GE(greedy.cost.flops, best);
     // Up to 8 operands the annealer's subtree polish covers the whole tree.
-    ContractionPath ann = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::annealing, .seed = seed});
+    ContractionPath ann = einsum_path(
+        r.spec, r.shapes,
+        {.optimizer = PathOptimizer::annealing, .objective = PathObjective::flops, .seed = seed});
     EXPECT_DOUBLE_EQ(ann.cost.flops, best) << r.spec.to_string();
   }
+}
+
+// The default objective (Note [Executor cost model]): optimal and annealing
+// reach the exhaustive minimum of flops + kTrafficWeight * traffic, which on
+// some of these networks is a different order from the fewest flops.
+TEST(EinsumPath, ExecutorObjectiveMatchesBruteForceAndDiffersFromFlops) {
+  int differ = 0;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    RandomNet r = random_network(3 + static_cast<int>(seed % 5), seed);
+    const double best = brute_force(r.spec, r.shapes, PathObjective::executor);
+    ContractionPath opt = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::optimal});
+    EXPECT_DOUBLE_EQ(objective_value(opt.cost, PathObjective::executor), best) << r.spec.to_string();
+    ContractionPath ann = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::annealing, .seed = seed});
+    EXPECT_DOUBLE_EQ(objective_value(ann.cost, PathObjective::executor), best) << r.spec.to_string();
+    ContractionPath fewest = einsum_path(r.spec, r.shapes,
+                                         {.optimizer = PathOptimizer::optimal, .objective = PathObjective::flops});
+    if (objective_value(fewest.cost, PathObjective::executor) > best * (1 + 1e-12)) ++differ;
+  }
+  EXPECT_GT(differ, 0);
 }
 
 TEST(EinsumPath, OptimalOnTwelveOperands) {
@@ -137,8 +167,9 @@ TEST(EinsumPath, OptimalOnTwelveOperands) {
   ContractionPath opt = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::optimal});
   ContractionPath greedy = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::greedy});
   ContractionPath ann = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::annealing});
-  EXPECT_LE(opt.cost.flops, greedy.cost.flops);
-  EXPECT_LE(opt.cost.flops, ann.cost.flops);
+  auto value = [](const ContractionPath& p) { return objective_value(p.cost, PathObjective::executor); };
+  EXPECT_LE(value(opt), value(greedy));
+  EXPECT_LE(value(opt), value(ann));
   EXPECT_EQ(opt.pairs.size(), 11u);
 }
 
@@ -150,7 +181,7 @@ TEST(EinsumPath, AnnealingIsDeterministicAndBeatsGreedyOnLargeNetworks) {
   EXPECT_EQ(a.pairs, b.pairs);
   EXPECT_EQ(a.cost.flops, b.cost.flops);
   ContractionPath g = einsum_path(r.spec, r.shapes, {.optimizer = PathOptimizer::greedy});
-  EXPECT_LE(a.cost.flops, g.cost.flops);
+  EXPECT_LE(objective_value(a.cost, PathObjective::executor), objective_value(g.cost, PathObjective::executor));
   EXPECT_EQ(contraction_cost(r.spec, r.shapes, a.pairs).flops, a.cost.flops);
 }
 

@@ -7,7 +7,9 @@
 /// using namespace tenferro;
 /// ContractionPath p = einsum_path("ij,jk,kl->il", {{64, 8}, {8, 64}, {64, 2}});
 /// // p.pairs == {{1, 2}, {0, 1}}: first B*C, then A*(BC)
-/// // p.cost.flops, p.cost.largest_intermediate, p.cost.total_intermediate
+/// // p.cost.flops, p.cost.largest_intermediate, p.cost.total_intermediate,
+/// // p.cost.traffic; the search minimised flops + kTrafficWeight * traffic
+/// // (.objective = PathObjective::flops minimises flops alone).
 ///
 /// // Large networks: the annealing optimizer, deterministic for a seed and
 /// // effort; a memory limit (elements per intermediate) slices labels when
@@ -27,8 +29,23 @@
 /// that the output or a later operand still needs. `flops` is the sum over
 /// the steps; `largest_intermediate` and `total_intermediate` are the
 /// largest and summed result sizes (elements, the final result included).
-/// With slicing, `flops` and `total_intermediate` count every slice and
-/// `largest_intermediate` is per slice.
+/// With slicing, `flops`, `total_intermediate` and `traffic` count every
+/// slice and `largest_intermediate` is per slice.
+///
+/// Note [Executor cost model]: flops alone misjudge networks of many small
+/// labels. There a step with few flops reads and writes intermediates of
+/// hundreds of MiB through permutations and thin GEMMs, and memory bounds its
+/// time. `traffic` counts, over the steps, the elements of both operands and
+/// of the result. The default objective of the optimizers
+/// (PathObjective::executor) is `flops + kTrafficWeight * traffic`:
+/// measured along the stored and searched paths of the benchmark instances
+/// (bench/peer), one element moved costs our executor about as much time
+/// as 100-150 flops. That is GEMM at 40-50 GFLOP/s per core against
+/// permutations and streams at 2-3 ns per element. Over the one-thread
+/// timings of bench/results/REPORT.md (2026-12-06), among the paths of one
+/// instance whose times differ by more than 10 %, flops alone orders 3
+/// pairs wrongly and this objective none (gm_queen5_5_3's searched path:
+/// 6x fewer flops than opt_size, 1.6x the traffic, and slower).
 
 #include <cstdint>
 #include <string>
@@ -45,7 +62,24 @@ struct ContractionCost {
   double flops = 0;
   double largest_intermediate = 0;
   double total_intermediate = 0;
+  /// Elements read and written: both operands and the result of every step.
+  double traffic = 0;
 };
+
+/// Flops that one element of `traffic` weighs in the executor's cost model
+/// (Note [Executor cost model]).
+inline constexpr double kTrafficWeight = 128;
+
+/// What the optimizers minimise (Note [Executor cost model]).
+enum class PathObjective : std::uint8_t {
+  /// `flops + kTrafficWeight * traffic`: a model of this library's executor.
+  executor,
+  /// `flops` alone (opt_einsum's "flops").
+  flops,
+};
+
+/// The value of `objective` for `cost`.
+double objective_value(const ContractionCost& cost, PathObjective objective);
 
 /// How path search proceeds.
 enum class PathOptimizer : std::uint8_t {
@@ -54,8 +88,8 @@ enum class PathOptimizer : std::uint8_t {
   /// Repeatedly contracts the pair that shrinks memory most (opt_einsum's
   /// greedy rule): fast, often far from optimal on large networks.
   greedy,
-  /// Exact minimum flops by dynamic programming over operand subsets;
-  /// practical up to about 15 operands (at most 16).
+  /// Exact minimum of the objective by dynamic programming over operand
+  /// subsets; practical up to about 15 operands (at most 16).
   optimal,
   /// Simulated annealing over contraction trees (subtree rotations) from
   /// bucket-elimination, randomised greedy and recursive-bisection starting
@@ -74,6 +108,8 @@ inline constexpr double kMaxPathEffort = 1e6;
 /// Options of `einsum_path` (and of `einsum`, which plans through it).
 struct PathOptions {
   PathOptimizer optimizer = PathOptimizer::automatic;
+  /// What `optimal` and `annealing` minimise (`greedy` follows its own rule).
+  PathObjective objective = PathObjective::executor;
   /// A path to use as given (Note [Contraction path format]); empty means
   /// "search with `optimizer`". Its cost is reported all the same.
   std::vector<std::pair<int, int>> path{};
