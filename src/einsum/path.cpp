@@ -29,10 +29,15 @@ namespace {
 
 constexpr int kAutomaticOptimalMax = 10;
 
-std::int64_t slices_of(const std::vector<std::int64_t>& sizes, const DimVec& sliced) {
-  std::int64_t n = 1;
-  for (auto l : sliced) n *= sizes[static_cast<std::size_t>(l)];
-  return n;
+// Slice counts stay at most 2^53: exact in a double, and far beyond any run.
+constexpr double kMaxSlices = 0x1p53;
+
+std::int64_t slices_of(const std::vector<std::int64_t>& sizes, const DimVec& sliced, const char* op) {
+  double n = 1;
+  for (auto l : sliced) n *= static_cast<double>(sizes[static_cast<std::size_t>(l)]);
+  TF_CHECK(n <= kMaxSlices, ValueError, op, "slicing ", sliced.size(), " labels gives ", n,
+           " slices, more than 2^53");
+  return static_cast<std::int64_t>(n);
 }
 
 ContractionCost sliced_cost(const detail::Network& net, const detail::SsaPath& ssa, std::int64_t slices) {
@@ -86,6 +91,9 @@ DimVec choose_slices(const EinsumSpec& spec, const detail::Network& net, const d
              " elements cannot be met for \"", einsum_echo(spec.text), "\": an intermediate of ", inner,
              " elements remains after slicing every summed label that helps");
     slices *= cur.size[static_cast<std::size_t>(best)];
+    TF_CHECK(slices <= kMaxSlices, ValueError, "einsum_path", "memory limit of ", cap, " elements for \"",
+             einsum_echo(spec.text), "\" needs more than 2^53 slices: after slicing ", sliced.size() + 1,
+             " labels an intermediate of ", best_inner, " elements remains");
     cur.size[static_cast<std::size_t>(best)] = 1;
     sliced.push_back(best);
     inner = best_inner;
@@ -143,7 +151,7 @@ ContractionPath einsum_path(const EinsumSpec& spec, const std::vector<Shape>& sh
     }
   }
   if (cap > 0) out.sliced_labels = choose_slices(spec, net, ssa, cap);
-  out.num_slices = slices_of(sizes, out.sliced_labels);
+  out.num_slices = slices_of(sizes, out.sliced_labels, "einsum_path");
   out.pairs = detail::linear_from_ssa(ssa, n);
   out.cost = sliced_cost(detail::make_network(spec, shapes, sizes, out.sliced_labels), ssa, out.num_slices);
   out.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -164,7 +172,7 @@ ContractionCost contraction_cost(const EinsumSpec& spec, const std::vector<Shape
     TF_CHECK(l >= 0 && l < spec.num_labels(), ValueError, "contraction_cost", "sliced label id ", l,
              " is out of range [0, ", spec.num_labels(), ")");
   const detail::Network net = detail::make_network(spec, shapes, sizes, sliced_labels);
-  return sliced_cost(net, detail::ssa_from_linear(pairs, net.num_terms()), slices_of(sizes, sliced_labels));
+  return sliced_cost(net, detail::ssa_from_linear(pairs, net.num_terms()), slices_of(sizes, sliced_labels, "contraction_cost"));
 }
 
 }  // namespace tenferro

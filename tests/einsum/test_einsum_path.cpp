@@ -278,4 +278,17 @@ TEST(EinsumPath, Errors) {
                                       {"handles at most 16 operands", "has 17"}));
   EXPECT_TRUE(throws_with<ValueError>([] { contraction_cost(parse_einsum("ij->", {2}), {{2, 2}}, {}, {5}); },
                                       {"sliced label id 5 is out of range"}));
+  // a, b and c (2^20 each) sit in all three operands, so every inner
+  // intermediate carries them: a limit of one element needs 2^60 slices,
+  // which once overflowed num_slices.
+  const std::int64_t m = std::int64_t{1} << 20;
+  const std::vector<Shape> wide{{m, m, m, 2}, {m, m, m, 3}, {m, m, m, 4}};
+  EXPECT_TRUE(throws_with<ValueError>([&] { einsum_path("abct,abcu,abcv->", wide, {.memory_limit = 1}); },
+                                      {"einsum_path", "memory limit of 1 elements", "needs more than 2^53 slices"}));
+  const EinsumSpec ws = parse_einsum("abct,abcu,abcv->", {4, 4, 4});
+  EXPECT_TRUE(throws_with<ValueError>([&] { contraction_cost(ws, wide, {{0, 1}, {0, 1}}, {0, 1, 2}); },
+                                      {"contraction_cost", "slicing 3 labels gives", "more than 2^53"}));
+  // Two sliced labels: m^2 slices of (c t u, summed: 2 * 6m) + (c v, summed: 2 * 4m).
+  const ContractionCost two = contraction_cost(ws, wide, {{0, 1}, {0, 1}}, {0, 1});
+  EXPECT_EQ(two.flops, static_cast<double>(m) * m * (12.0 * m + 8.0 * m));
 }
