@@ -294,6 +294,117 @@ bool gemm_colmajor_any(std::int64_t m, std::int64_t n, std::int64_t k, const T* 
 }
 
 #if defined(__x86_64__)
+// Note [FMA GEMM] (vector_math.hpp). Lanes of one 512-bit register, with
+// the intrinsics the kernel needs; every function is compiled for AVX-512F
+// and FMA and always inlined into the kernel, so no vector crosses a call.
+#define TF_AVX512_FMA __attribute__((target("avx512f,fma"), always_inline)) static inline
+template <class T>
+struct Zmm;
+template <>
+struct Zmm<double> {
+  using V = __m512d;
+  using Mask = __mmask8;
+  static constexpr std::int64_t W = 8;
+  TF_AVX512_FMA V zero() { return _mm512_setzero_pd(); }
+  TF_AVX512_FMA V load(const double* p) { return _mm512_loadu_pd(p); }
+  TF_AVX512_FMA V load(const double* p, Mask m) { return _mm512_maskz_loadu_pd(m, p); }
+  TF_AVX512_FMA void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+  TF_AVX512_FMA void store(double* p, V v, Mask m) { _mm512_mask_storeu_pd(p, m, v); }
+  TF_AVX512_FMA V fma(V a, double s, V c) { return _mm512_fmadd_pd(a, _mm512_set1_pd(s), c); }
+};
+template <>
+struct Zmm<float> {
+  using V = __m512;
+  using Mask = __mmask16;
+  static constexpr std::int64_t W = 16;
+  TF_AVX512_FMA V zero() { return _mm512_setzero_ps(); }
+  TF_AVX512_FMA V load(const float* p) { return _mm512_loadu_ps(p); }
+  TF_AVX512_FMA V load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  TF_AVX512_FMA void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  TF_AVX512_FMA void store(float* p, V v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  TF_AVX512_FMA V fma(V a, float s, V c) { return _mm512_fmadd_ps(a, _mm512_set1_ps(s), c); }
+};
+
+// One block of C: MR registers of rows (the last one masked by `tail`)
+// by NR columns, summed over p in order with one FMA per term.
+template <class T, int MR, int NR>
+TF_AVX512_FMA void fma_block(std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t sbk,
+                             std::int64_t sbn, T* c, std::int64_t ldc, typename Zmm<T>::Mask tail) {
+  using Z = Zmm<T>;
+  typename Z::V acc[MR][NR];
+#pragma GCC unroll 16
+  for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; ++r) acc[r][j] = Z::zero();
+  for (std::int64_t p = 0; p < k; ++p) {
+    typename Z::V av[MR];
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; ++r)
+      av[r] = r + 1 < MR ? Z::load(a + r * Z::W + p * lda) : Z::load(a + r * Z::W + p * lda, tail);
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j) {
+      const T s = b[p * sbk + j * sbn];
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; ++r) acc[r][j] = Z::fma(av[r], s, acc[r][j]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; ++r) {
+      if (r + 1 < MR) Z::store(c + r * Z::W + j * ldc, acc[r][j]);
+      else Z::store(c + r * Z::W + j * ldc, acc[r][j], tail);
+    }
+}
+
+// Rows [0, MR W) of C (the last register masked by `tail`), every column:
+// blocks of kFmaCols columns, then one narrower block.
+constexpr int kFmaCols = 8;
+template <class T, int MR>
+__attribute__((target("avx512f,fma"))) void fma_rows(std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
+                                                     const T* b, std::int64_t sbk, std::int64_t sbn, T* c,
+                                                     std::int64_t ldc, typename Zmm<T>::Mask tail) {
+  std::int64_t j = 0;
+  for (; j + kFmaCols <= n; j += kFmaCols) fma_block<T, MR, kFmaCols>(k, a, lda, b + j * sbn, sbk, sbn, c + j * ldc, ldc, tail);
+  const T* bj = b + j * sbn;
+  T* cj = c + j * ldc;
+  switch (n - j) {
+    case 7: fma_block<T, MR, 7>(k, a, lda, bj, sbk, sbn, cj, ldc, tail); break;
+    case 6: fma_block<T, MR, 6>(k, a, lda, bj, sbk, sbn, cj, ldc, tail); break;
+    case 5: fma_block<T, MR, 5>(k, a, lda, bj, sbk, sbn, cj, ldc, tail); break;
+    case 4: fma_block<T, MR, 4>(k, a, lda, bj, sbk, sbn, cj, ldc, tail); break;
+    case 3: fma_block<T, MR, 3>(k, a, lda, bj, sbk, sbn, cj, ldc, tail); break;
+    case 2: fma_block<T, MR, 2>(k, a, lda, bj, sbk, sbn, cj, ldc, tail); break;
+    case 1: fma_block<T, MR, 1>(k, a, lda, bj, sbk, sbn, cj, ldc, tail); break;
+    default: break;
+  }
+}
+
+// Panels of 3 registers of rows (24 doubles or 48 floats) by 8 columns:
+// 24 accumulators, 3 row loads and 8 broadcasts per step of p; the A panel
+// stays in L1 while B's columns go by. The last rows take 1-3 registers, the
+// last one masked.
+template <class T>
+void gemm_fma_avx512(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda, const T* b,
+                     std::int64_t sbk, std::int64_t sbn, T* c, std::int64_t ldc) {
+  using Z = Zmm<T>;
+  using Mask = typename Z::Mask;
+  const Mask all = static_cast<Mask>(~Mask{0});
+  std::int64_t i = 0;
+  for (; i + 3 * Z::W <= m; i += 3 * Z::W) fma_rows<T, 3>(n, k, a + i, lda, b, sbk, sbn, c + i, ldc, all);
+  const std::int64_t rest = m - i;
+  if (rest == 0) return;
+  const std::int64_t regs = (rest + Z::W - 1) / Z::W;
+  const std::int64_t last = rest - (regs - 1) * Z::W;  // rows in the last register, 1..W
+  const Mask tail = static_cast<Mask>(last == Z::W ? all : static_cast<Mask>((Mask{1} << last) - 1));
+  if (regs == 3) fma_rows<T, 3>(n, k, a + i, lda, b, sbk, sbn, c + i, ldc, tail);
+  else if (regs == 2) fma_rows<T, 2>(n, k, a + i, lda, b, sbk, sbn, c + i, ldc, tail);
+  else fma_rows<T, 1>(n, k, a + i, lda, b, sbk, sbn, c + i, ldc, tail);
+}
+#undef TF_AVX512_FMA
+#endif
+
+#if defined(__x86_64__)
 // Note [Vector arithmetic]: the loop is written on GCC/Clang vector types of
 // `Bytes` bytes and always inlined into the AVX2 function, which compiles it
 // to its registers; no vector crosses a call. SA and SB are the operands'
@@ -368,6 +479,40 @@ bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const double*
 bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                    const float* b, std::int64_t sbk, std::int64_t sbn, float* c, std::int64_t ldc) {
   return gemm_colmajor_any(m, n, k, a, lda, b, sbk, sbn, c, ldc);
+}
+
+bool has_gemm_fma() {
+#if defined(__x86_64__)
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+namespace {
+template <class T>
+bool gemm_fma_any(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda, const T* b,
+                  std::int64_t sbk, std::int64_t sbn, T* c, std::int64_t ldc) {
+#if defined(__x86_64__)
+  if (!has_gemm_fma()) return false;
+  gemm_fma_avx512(m, n, k, a, lda, b, sbk, sbn, c, ldc);
+  return true;
+#else
+  (void)m, (void)n, (void)k, (void)a, (void)lda, (void)b, (void)sbk, (void)sbn, (void)c, (void)ldc;
+  return false;
+#endif
+}
+}  // namespace
+
+bool gemm_fma(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda, const double* b,
+              std::int64_t sbk, std::int64_t sbn, double* c, std::int64_t ldc) {
+  return gemm_fma_any(m, n, k, a, lda, b, sbk, sbn, c, ldc);
+}
+
+bool gemm_fma(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
+              std::int64_t sbk, std::int64_t sbn, float* c, std::int64_t ldc) {
+  return gemm_fma_any(m, n, k, a, lda, b, sbk, sbn, c, ldc);
 }
 
 void arith_array(Arith op, const double* a, std::int64_t sa, const double* b, std::int64_t sb, double* o,

@@ -3,6 +3,7 @@
 // inputs, arbitrary dense output layouts, in-place elementwise execution,
 // and the multi-threaded paths against the single-threaded ones.
 #include <array>
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <algorithm>
@@ -368,6 +369,47 @@ void check_gemm_colmajor() {
 TEST(Kernels, SmallColumnMajorGemmMatchesTheScalarLoopBitForBit) {
   check_gemm_colmajor<double>();
   check_gemm_colmajor<float>();
+}
+
+// Note [FMA GEMM]: the AVX-512 kernel against a scalar loop of std::fma in
+// the order of p (an FMA rounds once, in a register lane as in a scalar: the
+// same bits), on row tails of every register count for both element widths,
+// column tails, both B layouts and padded leading dimensions; the padding of
+// C keeps its canary (masked stores) and the operands are read where they
+// end exactly (masked loads).
+template <class T>
+void check_gemm_fma() {
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (std::int64_t m : {1, 7, 8, 9, 16, 17, 23, 24, 25, 40, 47, 48, 49, 63, 64, 100})
+    for (std::int64_t n : {1, 2, 7, 8, 9, 16, 19})
+      for (std::int64_t k : {0, 1, 5, 33})
+        for (bool bt : {false, true}) {
+          const std::int64_t lda = m + 2, ldb = (bt ? n : k) + 3, ldc = m + 3;
+          std::vector<T> a(static_cast<std::size_t>(lda * k));
+          std::vector<T> b(static_cast<std::size_t>(std::max<std::int64_t>(ldb * (bt ? k : n), 1)));
+          for (auto& x : a) x = static_cast<T>(u(rng));
+          for (auto& x : b) x = static_cast<T>(u(rng));
+          const std::int64_t sbk = bt ? ldb : 1, sbn = bt ? 1 : ldb;
+          std::vector<T> c(static_cast<std::size_t>(ldc * n), T(7)), want = c;
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = 0; i < m; ++i) {
+              T acc(0);
+              for (std::int64_t p = 0; p < k; ++p)
+                acc = std::fma(a[static_cast<std::size_t>(i + p * lda)], b[static_cast<std::size_t>(p * sbk + j * sbn)], acc);
+              want[static_cast<std::size_t>(i + j * ldc)] = acc;
+            }
+          if (!cpu::gemm_fma(m, n, k, a.data(), lda, b.data(), sbk, sbn, c.data(), ldc)) {
+            EXPECT_FALSE(cpu::has_gemm_fma());
+            return;  // no AVX-512 here: dot_general keeps BLAS
+          }
+          ASSERT_EQ(c, want) << "m " << m << " n " << n << " k " << k << (bt ? " B transposed" : "");
+        }
+}
+
+TEST(Kernels, FmaGemmMatchesAScalarFmaLoopBitForBit) {
+  check_gemm_fma<double>();
+  check_gemm_fma<float>();
 }
 
 // Note [Short contractions]: products with k <= 16 that the plan gives to BLAS
