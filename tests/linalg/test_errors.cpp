@@ -319,6 +319,36 @@ TEST(LinalgErrors, NonFiniteInputIsRejectedBeforeLapack) {
   }
 }
 
+// The dense scan (eight sums of x * 0, then a tail) against a NaN or an Inf
+// at every position of a 5 x 7 matrix (35 entries: four blocks of eight and
+// a tail of three), in its real and imaginary parts, column-major and as a
+// transposed (row-major) view.
+TEST(LinalgErrors, NonFiniteEntryIsFoundAtEveryPosition) {
+  for (DType d : float_dtypes()) {
+    SCOPED_TRACE(dtype_name(d));
+    visit_dtype<kFloatDTypes>(d, "test", [&]<class T>() {
+      using R = real_t<T>;
+      for (const R bad : {std::numeric_limits<R>::quiet_NaN(), std::numeric_limits<R>::infinity()})
+        for (bool imag : {false, true}) {
+          if (imag && !is_complex(d)) continue;
+          for (bool transposed : {false, true})
+            for (std::int64_t pos = 0; pos < 35; ++pos) {
+              Tensor a = Tensor::ones(transposed ? Shape{7, 5} : Shape{5, 7}, d);
+              DimVec at = transposed ? DimVec{pos / 5, pos % 5} : DimVec{pos % 5, pos / 5};
+              T v{};
+              if constexpr (is_complex_v<T>) v = imag ? T(1, bad) : T(bad, 1);
+              else v = bad;
+              a.set<T>(at, v);
+              const Tensor m = transposed ? a.permute({1, 0}) : a;
+              EXPECT_TRUE(throws_with<ValueError>([&] { linalg::qr(m, cpu()); }, {"linalg.qr", "non-finite"}))
+                  << "position " << pos << (transposed ? " (transposed)" : "") << (imag ? " (imaginary part)" : "");
+            }
+        }
+      EXPECT_NO_THROW(linalg::qr(Tensor::ones({5, 7}, d), cpu()));
+    });
+  }
+}
+
 TEST(LinalgErrors, BadAttributes) {
   const OpFamily& f = linalg::family();
   Tensor a = Tensor::eye(3);
