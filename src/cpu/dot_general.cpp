@@ -155,11 +155,13 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
       const T* x = g.swapped ? bb : a;
       const T* y = g.swapped ? a : bb;
       const double gemm_work = double(g.m) * double(g.n) * double(g.k);
+      // y's strides along k and n, for the register-block kernels (which
+      // take x column-major: op N).
+      const std::int64_t sbk = g.op_y == ops::GemmOp::N ? 1 : g.ldy;
+      const std::int64_t sbn = g.op_y == ops::GemmOp::N ? g.ldy : 1;
       if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
         if (g.k <= kShortK && g.op_x == ops::GemmOp::N && has_gemm_colmajor()) {
           // Note [Short contractions]: register blocks, no BLAS.
-          const std::int64_t sbk = g.op_y == ops::GemmOp::N ? 1 : g.ldy;
-          const std::int64_t sbn = g.op_y == ops::GemmOp::N ? g.ldy : 1;
           const std::int64_t cols = (g.n + 3) / 4;  // column blocks of four
           const int threads = omp_in_parallel() || gemm_work < kSplitWork
                                   ? 1
@@ -176,11 +178,9 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
       // it runs here and the slice is small enough (Note [FMA GEMM]), else BLAS.
       auto gemm_slice = [&](const T* xs, const T* ys, T* cs, std::int64_t mm, std::int64_t nn) {
         if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
-          if (g.op_x == ops::GemmOp::N && g.k <= kFmaGemmK && double(mm) * double(nn) * double(g.k) <= kFmaGemmWork) {
-            const std::int64_t sbk = g.op_y == ops::GemmOp::N ? 1 : g.ldy;
-            const std::int64_t sbn = g.op_y == ops::GemmOp::N ? g.ldy : 1;
-            if (gemm_fma(mm, nn, g.k, xs, g.ldx, ys, sbk, sbn, cs, g.ldc)) return;
-          }
+          if (g.op_x == ops::GemmOp::N && g.k <= kFmaGemmK && double(mm) * double(nn) * double(g.k) <= kFmaGemmWork &&
+              gemm_fma(mm, nn, g.k, xs, g.ldx, ys, sbk, sbn, cs, g.ldc))
+            return;
         blas::gemm<T>(static_cast<char>(g.op_x), static_cast<char>(g.op_y), blas_int(mm), blas_int(nn),
                       blas_int(g.k), xs, blas_int(g.ldx), ys, blas_int(g.ldy), cs, blas_int(g.ldc));
       };

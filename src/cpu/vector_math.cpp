@@ -483,7 +483,7 @@ bool gemm_colmajor(std::int64_t m, std::int64_t n, std::int64_t k, const float* 
 
 bool has_gemm_fma() {
 #if defined(__x86_64__)
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  static const bool yes = has_avx512() && __builtin_cpu_supports("fma");
   return yes;
 #else
   return false;

@@ -10,7 +10,7 @@ namespace tenferro::detail {
 Network make_network(const EinsumSpec& spec, const std::vector<Shape>& shapes,
                      const std::vector<std::int64_t>& sizes, const DimVec& sliced, PathObjective objective) {
   Network net;
-  net.traffic_weight = objective == PathObjective::flops ? 0.0 : kTrafficWeight;
+  net.traffic_weight = traffic_weight_of(objective);
   const std::size_t nl = sizes.size();
   net.size.resize(nl);
   for (std::size_t l = 0; l < nl; ++l) net.size[l] = static_cast<double>(sizes[l]);

@@ -28,6 +28,11 @@ Network make_network(const EinsumSpec& spec, const std::vector<Shape>& shapes,
                      const std::vector<std::int64_t>& sizes, const DimVec& sliced = {},
                      PathObjective objective = PathObjective::executor);
 
+/// The weight of traffic under `objective` (Note [Executor cost model]).
+inline double traffic_weight_of(PathObjective objective) {
+  return objective == PathObjective::flops ? 0.0 : kTrafficWeight;
+}
+
 /// The objective's cost of one step (Note [Executor cost model]): its flops
 /// plus `weight` times the elements of its operands and result.
 inline double step_cost(double flops, double size_a, double size_b, double size_out, double weight) {

@@ -22,7 +22,7 @@ const char* path_optimizer_name(PathOptimizer o) {
 }
 
 double objective_value(const ContractionCost& cost, PathObjective objective) {
-  return objective == PathObjective::flops ? cost.flops : cost.flops + kTrafficWeight * cost.traffic;
+  return cost.flops + detail::traffic_weight_of(objective) * cost.traffic;
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <initializer_list>
 #include <cstring>
 #include <algorithm>
 #include <numeric>
@@ -333,57 +334,20 @@ TEST(Kernels, DotGeneralLayoutsOnTwoThreads) {
   });
 }
 
-// Note [Small column-major GEMM]: the register-block kernel against the
-// scalar column update (the same sum in the same order: the same bits), on
-// every row and column tail, both B layouts, padded leading dimensions; the
-// padding of C stays untouched.
-template <class T>
-void check_gemm_colmajor() {
-  std::mt19937_64 rng(11);
+// A GEMM kernel (`kernel`: gemm_colmajor or gemm_fma) against a scalar loop
+// that sums in the order of p with `step(acc, a, b)`, on every m, n and k
+// given, both B layouts and padded leading dimensions: C's padding keeps its
+// canary, and A and B end where their last element is. When the kernel
+// declines (the CPU lacks its instructions), `runs_here` must say so.
+template <class T, class Kernel, class Step>
+void check_gemm_kernel(std::uint64_t seed, std::initializer_list<std::int64_t> ms,
+                       std::initializer_list<std::int64_t> ns, std::initializer_list<std::int64_t> ks,
+                       Kernel kernel, bool runs_here, Step step) {
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
-  for (std::int64_t m : {1, 3, 4, 7, 8, 9, 15, 16, 17, 33})
-    for (std::int64_t n : {1, 3, 4, 5, 9})
-      for (std::int64_t k : {0, 1, 4, 7, 16})
-        for (bool bt : {false, true}) {
-          const std::int64_t lda = m + 2, ldb = (bt ? n : k) + 3, ldc = m + 1;
-          std::vector<T> a(static_cast<std::size_t>(lda * std::max<std::int64_t>(k, 1)));
-          std::vector<T> b(static_cast<std::size_t>(ldb * (bt ? k : n) + 1));
-          for (auto& x : a) x = static_cast<T>(u(rng));
-          for (auto& x : b) x = static_cast<T>(u(rng));
-          const std::int64_t sbk = bt ? ldb : 1, sbn = bt ? 1 : ldb;
-          std::vector<T> c(static_cast<std::size_t>(ldc * n), T(7)), want = c;
-          for (std::int64_t j = 0; j < n; ++j)
-            for (std::int64_t i = 0; i < m; ++i) {
-              T acc(0);
-              for (std::int64_t p = 0; p < k; ++p) acc = acc + a[static_cast<std::size_t>(i + p * lda)] * b[static_cast<std::size_t>(p * sbk + j * sbn)];
-              want[static_cast<std::size_t>(i + j * ldc)] = acc;
-            }
-          if (!cpu::gemm_colmajor(m, n, k, a.data(), lda, b.data(), sbk, sbn, c.data(), ldc)) {
-            EXPECT_FALSE(cpu::has_gemm_colmajor());
-            return;  // no AVX2 here: the callers keep their loops
-          }
-          EXPECT_EQ(c, want) << "m " << m << " n " << n << " k " << k << (bt ? " B transposed" : "");
-        }
-}
-
-TEST(Kernels, SmallColumnMajorGemmMatchesTheScalarLoopBitForBit) {
-  check_gemm_colmajor<double>();
-  check_gemm_colmajor<float>();
-}
-
-// Note [FMA GEMM]: the AVX-512 kernel against a scalar loop of std::fma in
-// the order of p (an FMA rounds once, in a register lane as in a scalar: the
-// same bits), on row tails of every register count for both element widths,
-// column tails, both B layouts and padded leading dimensions; the padding of
-// C keeps its canary (masked stores) and the operands are read where they
-// end exactly (masked loads).
-template <class T>
-void check_gemm_fma() {
-  std::mt19937_64 rng(12);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (std::int64_t m : {1, 7, 8, 9, 16, 17, 23, 24, 25, 40, 47, 48, 49, 63, 64, 100})
-    for (std::int64_t n : {1, 2, 7, 8, 9, 16, 19})
-      for (std::int64_t k : {0, 1, 5, 33})
+  for (std::int64_t m : ms)
+    for (std::int64_t n : ns)
+      for (std::int64_t k : ks)
         for (bool bt : {false, true}) {
           const std::int64_t lda = m + 2, ldb = (bt ? n : k) + 3, ldc = m + 3;
           std::vector<T> a(static_cast<std::size_t>(lda * k));
@@ -396,15 +360,43 @@ void check_gemm_fma() {
             for (std::int64_t i = 0; i < m; ++i) {
               T acc(0);
               for (std::int64_t p = 0; p < k; ++p)
-                acc = std::fma(a[static_cast<std::size_t>(i + p * lda)], b[static_cast<std::size_t>(p * sbk + j * sbn)], acc);
+                acc = step(acc, a[static_cast<std::size_t>(i + p * lda)], b[static_cast<std::size_t>(p * sbk + j * sbn)]);
               want[static_cast<std::size_t>(i + j * ldc)] = acc;
             }
-          if (!cpu::gemm_fma(m, n, k, a.data(), lda, b.data(), sbk, sbn, c.data(), ldc)) {
-            EXPECT_FALSE(cpu::has_gemm_fma());
-            return;  // no AVX-512 here: dot_general keeps BLAS
+          if (!kernel(m, n, k, a.data(), lda, b.data(), sbk, sbn, c.data(), ldc)) {
+            EXPECT_FALSE(runs_here);
+            return;  // not on this CPU: the callers keep their loops or BLAS
           }
           ASSERT_EQ(c, want) << "m " << m << " n " << n << " k " << k << (bt ? " B transposed" : "");
         }
+}
+
+// Note [Small column-major GEMM]: the register-block kernel against the
+// scalar column update (the same sum in the same order: the same bits), on
+// every row and column tail.
+template <class T>
+void check_gemm_colmajor() {
+  check_gemm_kernel<T>(
+      11, {1, 3, 4, 7, 8, 9, 15, 16, 17, 33}, {1, 3, 4, 5, 9}, {0, 1, 4, 7, 16},
+      [](auto... args) { return cpu::gemm_colmajor(args...); }, cpu::has_gemm_colmajor(),
+      [](T acc, T x, T y) { return acc + x * y; });
+}
+
+TEST(Kernels, SmallColumnMajorGemmMatchesTheScalarLoopBitForBit) {
+  check_gemm_colmajor<double>();
+  check_gemm_colmajor<float>();
+}
+
+// Note [FMA GEMM]: the AVX-512 kernel against a scalar loop of std::fma in
+// the order of p (an FMA rounds once, in a register lane as in a scalar: the
+// same bits), on row tails of every register count for both element widths
+// (masked loads and stores) and column tails.
+template <class T>
+void check_gemm_fma() {
+  check_gemm_kernel<T>(
+      12, {1, 7, 8, 9, 16, 17, 23, 24, 25, 40, 47, 48, 49, 63, 64, 100}, {1, 2, 7, 8, 9, 16, 19}, {0, 1, 5, 33},
+      [](auto... args) { return cpu::gemm_fma(args...); }, cpu::has_gemm_fma(),
+      [](T acc, T x, T y) { return std::fma(x, y, acc); });
 }
 
 TEST(Kernels, FmaGemmMatchesAScalarFmaLoopBitForBit) {
