@@ -195,24 +195,40 @@ void copy_blocked(E* dst, const E* src, const Axis* axes, int rank) {
 // Small outputs are written in place, in destination order (dst-run tiles
 // innermost, so each destination row is a sequential stream); their runs grow
 // past B while the pd x ps block fits 256 KiB. Large outputs (8 MiB and up)
-// go through a buffer: a block of 16 x 16 tiles is transposed into a
-// cache-resident buffer, then each of its rows is written to the destination
-// with streaming (non-temporal) stores, which skip reading the destination
-// lines into the cache first (Note [Streamed rows]). Their runs grow further
-// (the blocks bound what is in cache), so runs of short axes (3 x 3 x ...)
-// leave few partial tiles. While a block is transposed, the next block's
-// source lines are prefetched into L2: the hardware prefetchers do not follow
-// B rows read 64 bytes at a time, and without the prefetch the reads and the
-// writes of a block do not overlap. Measured on a 2-vCPU AMD EPYC VM (f64,
-// the 128 MiB patterns of bench/core, one core, both sides on huge pages,
-// old and new code alternating): the geometric mean of permutation / memcpy
-// went from 0.42-0.45 to 0.54-0.59.
+// are streamed: written with non-temporal stores, which skip reading the
+// destination lines into the cache first. Their runs grow further, so runs
+// of short axes (3 x 3 x ...) leave few partial tiles, and they are copied in
+// square blocks of tiles; while a block is copied, the next block's source
+// lines are prefetched into L2 (the hardware prefetchers do not follow B rows
+// read 64 bytes at a time). A block is written in one of three ways:
+//  - directly, where every destination row of a tile is one aligned line
+//    (the dst run a multiple of B elements, the destination aligned): the
+//    tile kernel's stores are non-temporal, in strips of B destination rows
+//    (B rows written line after line). Blocks are 4 x 4 tiles: with 16 x 16,
+//    reverse_23d_2 ran 2.7x slower (its source rows are powers of two apart
+//    and share cache sets), except where consecutive source rows lie within
+//    512 bytes (rotation_6d: the reads are nearly sequential, 16 x 16 is 15 %
+//    faster);
+//  - as shifted lines (Note [Shifted lines]) for 8-byte elements with
+//    AVX-512 when the rows are not aligned (runs of 3 x 3 x ... elements);
+//  - otherwise through a cache-resident buffer, whose rows are then written
+//    with stream_row (Note [Streamed rows]).
+// A dst run shorter than B followed by the source's unit axis (a small axis
+// moved to the front) is interleaved instead (Note [Interleaved rows]).
+// Measured on a 2-vCPU AMD EPYC VM (f64, the 128 MiB patterns of bench/core,
+// one core, both sides on huge pages, old and new code alternating): the
+// buffered blocks took the geometric mean of permutation / memcpy from
+// 0.42-0.45 to 0.54-0.59; direct blocks, shifted lines and interleaving took
+// every pattern to 0.89-1.6 (reverse_15d_3 0.44 -> 0.89, transpose_2d_2048
+// 0.56 -> 1.05, cyclic_15d_3 0.53 -> 1.64: memcpy reads the destination
+// lines it writes, the streamed copies do not).
 
 constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;  // buffered, streamed stores from 8 MiB
 constexpr std::int64_t kMaxRun = std::int64_t(1) << 16;        // table entries per run
 constexpr std::int64_t kBlockBytes = std::int64_t(256) << 10;  // in-place runs grow while a block fits
 constexpr std::int64_t kStreamedRun = std::int64_t(1) << 22;   // streamed runs grow while pd x ps <= this
 constexpr std::int64_t kBlockTiles = 16;                       // a streamed block is 16 x 16 tiles
+constexpr std::int64_t kDirectTiles = 4;                       // or 4 x 4 where it is written directly
 
 std::atomic<std::int64_t> g_stream_bytes{kStreamBytes};
 
@@ -242,6 +258,17 @@ void stream_row(E* d, const E* s, std::int64_t n) {
   std::memcpy(dc + body, sc + body, bytes - body);
 }
 
+// Asks for the line at p in L2. GCC 12 deletes loops of __builtin_prefetch
+// whose addresses come from a table (the loop has no other effect), so on
+// x86 the instruction is written out.
+inline void prefetch_l2(const void* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetcht1 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p, 0, 2);
+#endif
+}
+
 template <class E>
 constexpr std::int64_t tile_edge() {
   return sizeof(E) == 16 ? 4 : sizeof(E) == 8 ? 8 : 16;
@@ -262,16 +289,14 @@ template <class E>
 using TileFn = void (*)(E* d, const std::int64_t* doff, const E* s, const std::int64_t* soff);
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f"))) void tile8_avx512(std::uint64_t* d, const std::int64_t* doff,
-                                                     const std::uint64_t* s, const std::int64_t* soff) {
-  __m512i r[8], t[8];
-  for (int p = 0; p < 8; ++p) r[p] = _mm512_loadu_si512(s + soff[p]);
+// r[p] holds row p of an 8 x 8 block of 8-byte elements; out[q] gets its column q.
+__attribute__((target("avx512f"), always_inline)) inline void transpose8x8(const __m512i* r, __m512i* out) {
+  __m512i t[8];
   for (int p = 0; p < 8; p += 2) {  // t[p]: (r[p][c], r[p+1][c]) pairs for even c, t[p+1] for odd c
     t[p] = _mm512_unpacklo_epi64(r[p], r[p + 1]);
     t[p + 1] = _mm512_unpackhi_epi64(r[p], r[p + 1]);
   }
   // A 4x4 transposition of 128-bit lanes: column c = lane c/2 of t[c%2], t[c%2+2], t[c%2+4], t[c%2+6].
-  __m512i out[8];
   for (int o = 0; o < 2; ++o) {
     __m512i a = _mm512_shuffle_i64x2(t[o], t[o + 2], 0x88), b = _mm512_shuffle_i64x2(t[o], t[o + 2], 0xDD);
     __m512i c = _mm512_shuffle_i64x2(t[o + 4], t[o + 6], 0x88), e = _mm512_shuffle_i64x2(t[o + 4], t[o + 6], 0xDD);
@@ -280,18 +305,174 @@ __attribute__((target("avx512f"))) void tile8_avx512(std::uint64_t* d, const std
     out[o + 2] = _mm512_shuffle_i64x2(b, e, 0x88);
     out[o + 6] = _mm512_shuffle_i64x2(b, e, 0xDD);
   }
-  for (int q = 0; q < 8; ++q) _mm512_storeu_si512(d + doff[q], out[q]);
 }
 
+template <bool Stream>
+__attribute__((target("avx512f"))) void tile8_avx512(std::uint64_t* d, const std::int64_t* doff,
+                                                     const std::uint64_t* s, const std::int64_t* soff) {
+  __m512i r[8], out[8];
+  for (int p = 0; p < 8; ++p) r[p] = _mm512_loadu_si512(s + soff[p]);
+  transpose8x8(r, out);
+  for (int q = 0; q < 8; ++q) {
+    if constexpr (Stream)
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(d + doff[q]), out[q]);
+    else
+      _mm512_storeu_si512(d + doff[q], out[q]);
+  }
+}
+
+// Note [Shifted lines]: a strip of lq <= 8 destination rows of 8-byte
+// elements whose rows are not aligned to cache lines (row q starts o_q
+// elements before a line boundary, and o_q differs between rows). Tiles are
+// transposed in registers along the run (tile k: run indices 8k..8k+7), and
+// line k of row q, the run indices [8(k-1) + o_q, 8k + o_q), is put
+// together from tiles k-1 and k by one two-source permute, then written with
+// a non-temporal store: every store fills one whole, aligned line. Lines at
+// the run's ends hold fewer than 8 of its elements; those elements are
+// written one by one with ordinary stores. Lines k in [k0, k1) are written;
+// k runs to ceil(pd / 8) inclusive for the last ones.
+struct ShiftStrip {
+  std::uint64_t* row[8];    // row q at run index 0
+  std::int64_t lq;          // rows in the strip
+  const std::uint64_t* s;   // element (i, q) at s[f[i] + q]
+  const std::int64_t* f;    // source offset of run index i
+  std::int64_t pd;          // run length
+  const std::uint64_t* pf;  // prefetched: pf + f[i + pf_shift] for i in [pf_lo, pf_hi)
+  std::int64_t pf_shift, pf_lo, pf_hi;
+};
+
+// Note [Interleaved rows]: a destination run shorter than a tile edge
+// (pd < 8 elements, e.g. a small axis moved to the front) followed by the
+// source's unit-stride axis: dst[i + pd * k] = src[f[i] + k]. Each step reads
+// 8 elements from each of the pd source rows (sequential streams) and writes
+// pd whole vectors of the destination, lane l of output vector m being row
+// (8m + l) % pd, column (8m + l) / pd: one masked permute per row and output.
+template <int PD, bool Stream>
+__attribute__((target("avx512f"))) void interleave8(std::uint64_t* d, const std::uint64_t* s, const std::int64_t* f,
+                                                    std::int64_t n) {
+  __m512i idx[PD];
+  __mmask8 mask[PD][PD] = {};
+  for (int m = 0; m < PD; ++m) {
+    alignas(64) std::int64_t col[8];
+    for (int l = 0; l < 8; ++l) {
+      col[l] = (8 * m + l) / PD;
+      mask[m][(8 * m + l) % PD] = static_cast<__mmask8>(mask[m][(8 * m + l) % PD] | (1u << l));
+    }
+    idx[m] = _mm512_load_si512(col);
+  }
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    __m512i v[PD];
+    for (int r = 0; r < PD; ++r) v[r] = _mm512_loadu_si512(s + f[r] + k);
+    for (int m = 0; m < PD; ++m) {
+      __m512i out = _mm512_setzero_si512();
+      for (int r = 0; r < PD; ++r) out = _mm512_mask_permutexvar_epi64(out, mask[m][r], idx[m], v[r]);
+      if constexpr (Stream)
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(d + PD * k + 8 * m), out);
+      else
+        _mm512_storeu_si512(d + PD * k + 8 * m, out);
+    }
+  }
+  for (; k < n; ++k)
+    for (int r = 0; r < PD; ++r) d[PD * k + r] = s[f[r] + k];
+}
+
+template <bool Stream>
+void interleave8_any(std::uint64_t* d, const std::uint64_t* s, const std::int64_t* f, std::int64_t pd,
+                     std::int64_t n) {
+  switch (pd) {
+    case 2: return interleave8<2, Stream>(d, s, f, n);
+    case 3: return interleave8<3, Stream>(d, s, f, n);
+    case 4: return interleave8<4, Stream>(d, s, f, n);
+    case 5: return interleave8<5, Stream>(d, s, f, n);
+    case 6: return interleave8<6, Stream>(d, s, f, n);
+    default: return interleave8<7, Stream>(d, s, f, n);
+  }
+}
+
+// Tile k of the strip, transposed: out[q] lane p is element (8k + p, q);
+// rows outside the run read as zero.
+__attribute__((target("avx512f"), always_inline)) inline void shift_load8(const ShiftStrip& t, __mmask8 cols,
+                                                                         std::int64_t k, __m512i* out) {
+  __m512i r[8];
+  for (std::int64_t p = 0; p < 8; ++p) {
+    const std::int64_t i = 8 * k + p;
+    r[p] = i >= 0 && i < t.pd ? _mm512_maskz_loadu_epi64(cols, t.s + t.f[i]) : _mm512_setzero_si512();
+    if (i >= t.pf_lo && i < t.pf_hi) prefetch_l2(t.pf + t.f[i + t.pf_shift]);
+  }
+  transpose8x8(r, out);
+}
+
+// Lines k of a full strip (8 rows) whose tiles k-1 and k lie inside the run,
+// so that every line is whole: no bounds checks, the rows in registers.
+__attribute__((target("avx512f"), always_inline)) inline void shift_interior8(const ShiftStrip& t, const __m512i* idx,
+                                                                             const std::int64_t* o, __m512i* prev,
+                                                                             std::int64_t k, std::int64_t k_end) {
+  for (; k < k_end; ++k) {
+    __m512i r[8], cur[8];
+    const std::int64_t* f = t.f + 8 * k;
+    for (int p = 0; p < 8; ++p) r[p] = _mm512_loadu_si512(t.s + f[p]);
+    if (8 * k >= t.pf_lo && 8 * k + 8 <= t.pf_hi)
+      for (int p = 0; p < 8; ++p) prefetch_l2(t.pf + f[p + t.pf_shift]);
+    transpose8x8(r, cur);
+    for (int q = 0; q < 8; ++q) {
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(t.row[q] + 8 * (k - 1) + o[q]),
+                          _mm512_permutex2var_epi64(prev[q], idx[q], cur[q]));
+      prev[q] = cur[q];
+    }
+  }
+}
+
+__attribute__((target("avx512f"))) void shift_strip8(const ShiftStrip& t, std::int64_t k0, std::int64_t k1) {
+  const __mmask8 cols = static_cast<__mmask8>((1u << t.lq) - 1);
+  std::int64_t o[8] = {0};
+  __m512i idx[8];
+  const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  for (std::int64_t q = 0; q < 8; ++q) {
+    o[q] = q < t.lq ? static_cast<std::int64_t>((0 - reinterpret_cast<std::uintptr_t>(t.row[q]) / 8) & 7) : 0;
+    idx[q] = _mm512_add_epi64(iota, _mm512_set1_epi64(o[q]));
+  }
+  __m512i prev[8], cur[8];
+  shift_load8(t, cols, k0 - 1, prev);
+  for (std::int64_t k = k0; k < k1; ++k) {
+    if (t.lq == 8 && k >= 1 && 8 * k + 8 <= t.pd) {  // the interior: tiles k-1 and k inside the run
+      const std::int64_t k_end = std::min(k1, t.pd / 8);
+      shift_interior8(t, idx, o, prev, k, k_end);
+      k = k_end - 1;
+      continue;
+    }
+    shift_load8(t, cols, k, cur);
+    for (std::int64_t q = 0; q < t.lq; ++q) {
+      const __m512i line = _mm512_permutex2var_epi64(prev[q], idx[q], cur[q]);
+      const std::int64_t w = 8 * (k - 1) + o[q];  // run index of the line's first element
+      if (w >= 0 && w + 8 <= t.pd) {
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(t.row[q] + w), line);
+      } else {
+        alignas(64) std::uint64_t v[8];
+        _mm512_store_si512(v, line);
+        for (std::int64_t l = std::max<std::int64_t>(0, -w); l < 8 && w + l < t.pd; ++l) t.row[q][w + l] = v[l];
+      }
+    }
+    for (int q = 0; q < 8; ++q) prev[q] = cur[q];
+  }
+}
+
+// Stream: non-temporal stores, for destination rows aligned to 64 bytes.
+template <bool Stream>
 __attribute__((target("avx2"))) inline void store256(void* p, __m256i v) {
-  _mm256_storeu_si256(static_cast<__m256i*>(p), v);
+  if constexpr (Stream)
+    _mm256_stream_si256(static_cast<__m256i*>(p), v);
+  else
+    _mm256_storeu_si256(static_cast<__m256i*>(p), v);
 }
 
-// 8-byte elements: an 8x8 tile as four 4x4 sub-tiles.
+// 8-byte elements: an 8x8 tile as four 4x4 sub-tiles (the two halves of
+// each destination line stored one after the other).
+template <bool Stream>
 __attribute__((target("avx2"))) void tile8_avx2(std::uint64_t* d, const std::int64_t* doff,
                                                 const std::uint64_t* s, const std::int64_t* soff) {
-  for (int pb = 0; pb < 8; pb += 4)
-    for (int qb = 0; qb < 8; qb += 4) {
+  for (int qb = 0; qb < 8; qb += 4)
+    for (int pb = 0; pb < 8; pb += 4) {
       __m256i r[4];
       for (int p = 0; p < 4; ++p)
         r[p] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + soff[pb + p] + qb));
@@ -299,18 +480,19 @@ __attribute__((target("avx2"))) void tile8_avx2(std::uint64_t* d, const std::int
       __m256i t2 = _mm256_unpacklo_epi64(r[2], r[3]), t3 = _mm256_unpackhi_epi64(r[2], r[3]);
       std::uint64_t* dd = d + pb;
       const std::int64_t* o = doff + qb;
-      store256(dd + o[0], _mm256_permute2x128_si256(t0, t2, 0x20));
-      store256(dd + o[1], _mm256_permute2x128_si256(t1, t3, 0x20));
-      store256(dd + o[2], _mm256_permute2x128_si256(t0, t2, 0x31));
-      store256(dd + o[3], _mm256_permute2x128_si256(t1, t3, 0x31));
+      store256<Stream>(dd + o[0], _mm256_permute2x128_si256(t0, t2, 0x20));
+      store256<Stream>(dd + o[1], _mm256_permute2x128_si256(t1, t3, 0x20));
+      store256<Stream>(dd + o[2], _mm256_permute2x128_si256(t0, t2, 0x31));
+      store256<Stream>(dd + o[3], _mm256_permute2x128_si256(t1, t3, 0x31));
     }
 }
 
 // 4-byte elements: a 16x16 tile as four 8x8 sub-tiles.
+template <bool Stream>
 __attribute__((target("avx2"))) void tile4_avx2(std::uint32_t* d, const std::int64_t* doff,
                                                 const std::uint32_t* s, const std::int64_t* soff) {
-  for (int pb = 0; pb < 16; pb += 8)
-    for (int qb = 0; qb < 16; qb += 8) {
+  for (int qb = 0; qb < 16; qb += 8)
+    for (int pb = 0; pb < 16; pb += 8) {
       __m256i r[8], t[8], u[8];
       for (int p = 0; p < 8; ++p)
         r[p] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + soff[pb + p] + qb));
@@ -327,21 +509,22 @@ __attribute__((target("avx2"))) void tile4_avx2(std::uint32_t* d, const std::int
       std::uint32_t* dd = d + pb;
       const std::int64_t* o = doff + qb;
       for (int k = 0; k < 4; ++k) {
-        store256(dd + o[k], _mm256_permute2x128_si256(u[k], u[k + 4], 0x20));
-        store256(dd + o[k + 4], _mm256_permute2x128_si256(u[k], u[k + 4], 0x31));
+        store256<Stream>(dd + o[k], _mm256_permute2x128_si256(u[k], u[k + 4], 0x20));
+        store256<Stream>(dd + o[k + 4], _mm256_permute2x128_si256(u[k], u[k + 4], 0x31));
       }
     }
 }
 
 // 16-byte elements: a 4x4 tile as four 2x2 sub-tiles.
+template <bool Stream>
 __attribute__((target("avx2"))) void tile16_avx2(Bytes16* d, const std::int64_t* doff, const Bytes16* s,
                                                  const std::int64_t* soff) {
-  for (int pb = 0; pb < 4; pb += 2)
-    for (int qb = 0; qb < 4; qb += 2) {
+  for (int qb = 0; qb < 4; qb += 2)
+    for (int pb = 0; pb < 4; pb += 2) {
       __m256i r0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + soff[pb] + qb));
       __m256i r1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + soff[pb + 1] + qb));
-      store256(d + pb + doff[qb], _mm256_permute2x128_si256(r0, r1, 0x20));
-      store256(d + pb + doff[qb + 1], _mm256_permute2x128_si256(r0, r1, 0x31));
+      store256<Stream>(d + pb + doff[qb], _mm256_permute2x128_si256(r0, r1, 0x20));
+      store256<Stream>(d + pb + doff[qb + 1], _mm256_permute2x128_si256(r0, r1, 0x31));
     }
 }
 
@@ -356,22 +539,62 @@ bool cpu_has_avx2() {
 }
 #endif
 
-// The full-tile kernel for E under the current ISA cap (nullptr: scalar).
-template <class E>
+// The full-tile kernel for E under the current ISA cap (nullptr: scalar);
+// Stream: with non-temporal stores (destination rows aligned to 64 bytes).
+template <class E, bool Stream>
 TileFn<E> pick_tile_kernel() {
 #if defined(__x86_64__)
   const CopyIsa cap = g_isa_cap.load(std::memory_order_relaxed);
   if constexpr (sizeof(E) == 8) {
-    if (cap >= CopyIsa::avx512 && cpu_has_avx512()) return tile8_avx512;
+    if (cap >= CopyIsa::avx512 && cpu_has_avx512()) return tile8_avx512<Stream>;
   }
   if (cap >= CopyIsa::avx2 && cpu_has_avx2()) {
-    if constexpr (sizeof(E) == 8) return tile8_avx2;
-    if constexpr (sizeof(E) == 4) return tile4_avx2;
-    if constexpr (sizeof(E) == 16) return tile16_avx2;
+    if constexpr (sizeof(E) == 8) return tile8_avx2<Stream>;
+    if constexpr (sizeof(E) == 4) return tile4_avx2<Stream>;
+    if constexpr (sizeof(E) == 16) return tile16_avx2<Stream>;
   }
 #endif
   return nullptr;
 }
+
+#if defined(__x86_64__)
+// Note [Interleaved rows] for a whole copy: axes[0..nd) are the destination
+// run (pd elements, contiguous in the destination), axes[nd] the source's
+// unit-stride axis with destination stride pd; the other axes are outer loops.
+void copy_interleaved(std::uint64_t* dst, const std::uint64_t* src, const Axis* axes, int rank, int nd,
+                      std::int64_t pd, bool stream) {
+  std::int64_t f[8] = {0};
+  for (int k = 0, len = 1; k < nd; ++k) {
+    for (std::int64_t m = 1; m < axes[k].n; ++m)
+      for (int e = 0; e < len; ++e) f[m * len + e] = f[e] + m * axes[k].ss;
+    len *= static_cast<int>(axes[k].n);
+  }
+  const std::int64_t n = axes[nd].n;
+  // Non-temporal stores need every step's destination vectors aligned to 64 bytes.
+  bool nt = stream && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0;
+  for (int i = nd + 1; i < rank; ++i) nt = nt && axes[i].ds % 8 == 0;
+  std::int64_t idx[64] = {0};
+  std::uint64_t* d = dst;
+  const std::uint64_t* s = src;
+  while (true) {
+    if (nt)
+      interleave8_any<true>(d, s, f, pd, n);
+    else
+      interleave8_any<false>(d, s, f, pd, n);
+    int k = nd + 1;
+    for (; k < rank; ++k) {
+      d += axes[k].ds;
+      s += axes[k].ss;
+      if (++idx[k] < axes[k].n) break;
+      d -= axes[k].ds * axes[k].n;
+      s -= axes[k].ss * axes[k].n;
+      idx[k] = 0;
+    }
+    if (k == rank) break;
+  }
+  if (nt) _mm_sfence();
+}
+#endif
 
 // Copies through B x B tiles if the layouts allow it (Note [Transpose tiles]);
 // false (nothing written) otherwise. `axes` is in destination stride order.
@@ -410,6 +633,16 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
     ps *= axes[i].n;
   };
   for (int i = 0; pd < B && (i = next_dst()) >= 0;) add_dst(i);
+#if defined(__x86_64__)
+  if constexpr (sizeof(E) == 8) {
+    if (pd > 1 && pd < B && sf == nd && axes[sf].ds == pd && axes[sf].n >= 8 &&
+        g_isa_cap.load(std::memory_order_relaxed) >= CopyIsa::avx512 && cpu_has_avx512()) {
+      copy_interleaved(reinterpret_cast<std::uint64_t*>(dst), reinterpret_cast<const std::uint64_t*>(src), axes,
+                       rank, nd, pd, total * 8 >= g_stream_bytes.load(std::memory_order_relaxed));
+      return true;
+    }
+  }
+#endif
   add_src(sf);
   for (int i = 0; ps < B && (i = next_src()) >= 0;) add_src(i);
   if (pd < B || ps < B) return false;
@@ -447,7 +680,7 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
   };
   fill(f, drun, nd, axes, false);
   fill(g, srun, ns, axes, true);
-  const TileFn<E> kernel = pick_tile_kernel<E>();
+  const TileFn<E> kernel = pick_tile_kernel<E, false>();
   // Outer loops, innermost first. In place: destination stride order, the
   // dst run's tiles innermost and the src run's tile index placed by its
   // destination stride. Streamed: whole pd x ps blocks per step, the other
@@ -487,12 +720,23 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
     else
       tile_scalar(d, doff, s, soff, lp, lq);
   };
-  // Streamed: a block of kBlockTiles x kBlockTiles tiles at a time, through
-  // `buf` (row q of the block at buf + q * BI), prefetching the next block.
-  constexpr std::int64_t BI = kBlockTiles * B;
+  // Streamed (Note [Transpose tiles]): square blocks of tiles, the next
+  // block's source lines prefetched while one is copied, written directly,
+  // as shifted lines, or through `buf` (row q of a block at buf + q * BI).
+  const TileFn<E> stream_kernel = pick_tile_kernel<E, true>();
+  bool direct = stream && stream_kernel != nullptr && pd % B == 0 && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0;
+  for (int i = nd; i < rank && direct; ++i) direct = axes[i].ds % B == 0;
+  bool shifted = false;
+#if defined(__x86_64__)
+  if constexpr (sizeof(E) == 8)
+    shifted = stream && !direct && g_isa_cap.load(std::memory_order_relaxed) >= CopyIsa::avx512 && cpu_has_avx512();
+#endif
+  // Direct blocks: 4 x 4 tiles unless consecutive source rows are close.
+  const bool rows_close = std::llabs(f[1]) * std::int64_t(sizeof(E)) <= 512;
+  const std::int64_t BI = (direct && !rows_close ? kDirectTiles : kBlockTiles) * B;
   thread_local std::vector<E> buf;
   thread_local std::vector<std::int64_t> brow;  // brow[q] = q * BI
-  if (stream && buf.size() < static_cast<std::size_t>(BI * BI)) {
+  if (stream && !direct && !shifted && buf.size() < static_cast<std::size_t>(BI * BI)) {
     buf.resize(static_cast<std::size_t>(BI * BI));
     brow.resize(static_cast<std::size_t>(BI));
     for (std::int64_t q = 0; q < BI; ++q) brow[static_cast<std::size_t>(q)] = q * BI;
@@ -507,11 +751,48 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
           ni0 += BI;
         }
         const std::int64_t nli = ni0 < pd ? std::min(BI, pd - ni0) : 0, nlj = std::min(BI, ps - nj0);
+        // The same tile's rows in the next block: one line each.
+        auto prefetch_next = [&](std::int64_t it, std::int64_t jt) {
+          if (it < nli && jt < nlj)
+            for (std::int64_t p = 0; p < std::min(B, nli - it); ++p)
+              prefetch_l2(s + f[static_cast<std::size_t>(ni0 + it + p)] + nj0 + jt);
+        };
+#if defined(__x86_64__)
+        if constexpr (sizeof(E) == 8) {
+          if (shifted) {
+            for (std::int64_t jt = 0; jt < lj; jt += B) {
+              ShiftStrip t{};
+              t.lq = std::min(B, lj - jt);
+              for (std::int64_t q = 0; q < t.lq; ++q)
+                t.row[q] = reinterpret_cast<std::uint64_t*>(d + g[static_cast<std::size_t>(j0 + jt + q)]);
+              t.s = reinterpret_cast<const std::uint64_t*>(s + j0 + jt);
+              t.f = f.data();
+              t.pd = pd;
+              t.pf = reinterpret_cast<const std::uint64_t*>(s + nj0 + jt);
+              t.pf_shift = ni0 - i0;
+              t.pf_lo = i0;
+              t.pf_hi = jt < nlj ? i0 + nli : i0;
+              shift_strip8(t, i0 / B, i0 + li == pd ? (pd + B - 1) / B + 1 : (i0 + li) / B);
+            }
+            continue;
+          }
+        }
+#endif
+        if (direct) {  // strips of B destination rows; li is a multiple of B
+          for (std::int64_t jt = 0; jt < lj; jt += B)
+            for (std::int64_t it = 0; it < li; it += B) {
+              prefetch_next(it, jt);
+              const std::int64_t lq = std::min(B, lj - jt);
+              if (lq == B)
+                stream_kernel(d + i0 + it, g.data() + j0 + jt, s + j0 + jt, f.data() + i0 + it);
+              else
+                tile_scalar(d + i0 + it, g.data() + j0 + jt, s + j0 + jt, f.data() + i0 + it, B, lq);
+            }
+          continue;
+        }
         for (std::int64_t it = 0; it < li; it += B)
           for (std::int64_t jt = 0; jt < lj; jt += B) {
-            if (it < nli && jt < nlj)  // the same tile's rows in the next block: one line each
-              for (std::int64_t p = 0; p < std::min(B, nli - it); ++p)
-                __builtin_prefetch(s + f[static_cast<std::size_t>(ni0 + it + p)] + nj0 + jt, 0, 2);
+            prefetch_next(it, jt);
             tile(buf.data() + it, brow.data() + jt, s + j0 + jt, f.data() + i0 + it, std::min(B, li - it),
                  std::min(B, lj - jt));
           }

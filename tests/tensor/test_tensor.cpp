@@ -357,7 +357,8 @@ TEST(Copies, CopyFromAnyLayoutAndOverlapping) {
 // elements), destination and source axis orders shuffled, gaps between
 // strides, negative strides, zero source strides, every element size, and
 // each instruction set the CPU has (the cap selects AVX-512, AVX2, scalar),
-// in place and through the streamed buffer of large outputs.
+// in place and streamed (the paths of large outputs: direct, shifted lines,
+// buffered), short destination runs interleaved.
 struct RawLayout {
   Strides strides;
   std::int64_t origin = 0;  // element offset of index 0 inside the buffer
@@ -403,6 +404,9 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
       if (trial % 20 == 19 && !shape.empty()) shape[rng() % shape.size()] = 0;  // an empty copy writes nothing
       if (trial % 10 == 3) shape = {64 + static_cast<std::int64_t>(rng() % 40), 48 + static_cast<std::int64_t>(rng() % 40)};
       if (trial % 10 == 7) shape = Shape(6, 4 + static_cast<std::int64_t>(trial % 3));  // reversals of many short axes
+      if (trial % 10 == 1)  // a short axis moved to the front (Note [Interleaved rows])
+        shape = {2 + static_cast<std::int64_t>(rng() % 6), 8 + static_cast<std::int64_t>(rng() % 60),
+                 1 + static_cast<std::int64_t>(rng() % 3)};
       if (trial % 20 == 5)  // runs longer than a streamed block (16 x 16 tiles): several blocks per run
         shape = {129 + static_cast<std::int64_t>(rng() % 200), 129 + static_cast<std::int64_t>(rng() % 100),
                  1 + static_cast<std::int64_t>(rng() % 2)};
@@ -416,6 +420,15 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
         sl.strides = Strides(rev.rbegin(), rev.rend());
         sl.origin = 0;
         sl.span = shape_numel(shape);
+      }
+      if (trial % 10 == 1) {  // the destination column-major, the source's unit axis is axis 1
+        dl.strides = col_major_strides(shape);
+        dl.origin = 0;
+        dl.span = shape_numel(shape);
+        const std::int64_t gap = static_cast<std::int64_t>(rng() % 2);
+        sl.strides = {shape[1] + gap, 1, (shape[1] + gap) * shape[0]};
+        sl.origin = 0;
+        sl.span = (shape[1] + gap) * shape[0] * shape[2];
       }
       // One spare element each, so that an empty layout's buffer is not null
       // (`data() + origin` on null would be undefined behaviour).
@@ -440,23 +453,31 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
           if (k == rank) break;
         }
       }
+      // The destination buffer starts at a cache line (the streamed path's
+      // aligned non-temporal stores) or `shift` elements after one (its
+      // shifted lines, Note [Shifted lines]).
+      const std::size_t shift = 1 + rng() % 7;
       for (detail::CopyIsa cap : caps)
-        for (bool streamed : {false, true}) {  // streamed: the buffered path of large outputs
-          std::vector<unsigned char> dst(expect.size(), 0xAB);
+        for (int mode = 0; mode < 3; ++mode) {  // in place; streamed from a line; streamed, shifted
+          const bool streamed = mode > 0;
+          std::vector<unsigned char> raw(expect.size() + 64 + 8 * es);
+          unsigned char* dst = raw.data() + (64 - reinterpret_cast<std::uintptr_t>(raw.data()) % 64) % 64 +
+                               (mode == 2 ? shift * es : 0);
+          std::memset(dst, 0xAB, expect.size());
           detail::CopyIsa old = detail::set_copy_isa_cap(cap);
           std::int64_t old_bytes = detail::set_copy_stream_bytes(streamed ? 0 : std::int64_t(1) << 62);
-          detail::copy_strided(dst.data() + dl.origin * std::int64_t(es), dl.strides,
+          detail::copy_strided(dst + dl.origin * std::int64_t(es), dl.strides,
                                src.data() + sl.origin * std::int64_t(es), sl.strides, shape, es);
           detail::set_copy_isa_cap(old);
           detail::set_copy_stream_bytes(old_bytes);
-          EXPECT_TRUE(dst == expect) << "element size " << es << ", shape " << shape << ", dst strides "
-                                     << dl.strides << ", src strides " << sl.strides << ", cap "
-                                     << static_cast<int>(cap) << (streamed ? ", streamed" : "");
+          EXPECT_TRUE(std::memcmp(dst, expect.data(), expect.size()) == 0)
+              << "element size " << es << ", shape " << shape << ", dst strides " << dl.strides
+              << ", src strides " << sl.strides << ", cap " << static_cast<int>(cap) << ", mode " << mode;
           ++cases;
         }
     }
   }
-  EXPECT_EQ(cases, 5 * 160 * 3 * 2);
+  EXPECT_EQ(cases, 5 * 160 * 3 * 3);
 }
 
 TEST(Access, HostDataAtSetToVecItem) {

@@ -14,8 +14,10 @@
 /// the fastest destination axis the copy goes through cache-sized 2-D tiles:
 /// in-register transpositions (AVX-512 or AVX2, chosen at run time) when both
 /// sides have a contiguous run of at least a cache line of elements; large
-/// outputs go through a cache-resident buffer and streaming stores (Note
-/// [Transpose tiles] in src/tensor/strided_copy.cpp).
+/// outputs are written with streaming (non-temporal) stores of whole cache
+/// lines, and a short destination run before the source's unit axis is
+/// interleaved in registers (Note [Transpose tiles] in
+/// src/tensor/strided_copy.cpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -39,8 +41,8 @@ enum class CopyIsa { scalar, avx2, avx512 };
 CopyIsa set_copy_isa_cap(CopyIsa cap);
 
 /// Sets the output size (bytes, process-wide) from which transposing copies
-/// go through a buffer with streaming stores (Note [Transpose tiles]; 8 MiB
-/// by default) and returns the previous one. Tests lower it to run that path
+/// are written with streaming stores (Note [Transpose tiles]; 8 MiB by
+/// default) and returns the previous one. Tests lower it to run those paths
 /// on small copies.
 ///
 /// ```cpp
