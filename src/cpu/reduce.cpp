@@ -15,6 +15,8 @@
 // top levels of the same tree, so one thread and many compute the same
 // operations in the same order. Integer sums wrap and max/min are exact, so
 // they accumulate in memory order.
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "kernels.hpp"
@@ -95,6 +97,43 @@ template <class T, OpKind K>
 void accumulate(T* o, const std::int64_t* ost, const T* x, const std::int64_t* ist,
                 const Shape& shape) {
   using R = Reducer<T, K>;
+  // One reduced axis, shorter than kLanes and innermost in memory (a tensor
+  // [7, m, ...] summed over its first axis): reduce_run would sum each run
+  // of it from the identity in sequence, one call per output. The same sums,
+  // in the same order, for up to 64 outputs at a time.
+  int red = -1;
+  bool single = true;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (ost[i] == 0 && shape[i] > 1) {
+      single = single && red < 0;
+      red = static_cast<int>(i);
+    }
+  if (single && red >= 0 && shape[static_cast<std::size_t>(red)] < kLanes) {
+    const std::size_t ur = static_cast<std::size_t>(red);
+    bool innermost = true;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      innermost = innermost && (i == ur || shape[i] < 2 || std::llabs(ist[i]) >= std::llabs(ist[ur]));
+    if (innermost) {
+      const std::int64_t nr = shape[ur], sr = ist[ur];
+      Shape kept = shape;
+      kept[ur] = 1;
+      Loop<2> loop(kept, {ost, ist}, /*order_by=*/1);
+      loop.run(0, loop.numel, [&](const std::array<std::int64_t, 2>& off, std::int64_t n,
+                                  const std::array<std::int64_t, 2>& st) {
+        T* po = o + off[0];
+        const T* px = x + off[1];
+        for (std::int64_t i0 = 0; i0 < n; i0 += 64) {
+          const std::int64_t c = std::min<std::int64_t>(64, n - i0);
+          T acc[64];
+          for (std::int64_t i = 0; i < c; ++i) acc[i] = R::identity();
+          for (std::int64_t r = 0; r < nr; ++r)
+            for (std::int64_t i = 0; i < c; ++i) acc[i] = R::combine(acc[i], px[(i0 + i) * st[1] + r * sr]);
+          for (std::int64_t i = 0; i < c; ++i) po[(i0 + i) * st[0]] = R::combine(po[(i0 + i) * st[0]], acc[i]);
+        }
+      });
+      return;
+    }
+  }
   Loop<2> loop(shape, {ost, ist}, /*order_by=*/1);
   loop.run(0, loop.numel, [&](const std::array<std::int64_t, 2>& off, std::int64_t n,
                               const std::array<std::int64_t, 2>& st) {

@@ -572,6 +572,64 @@ TEST(Reductions, FloatSumsDoNotDependOnTheThreadCountAndGrowLogarithmically) {
   }
 }
 
+// A reduced axis shorter than 16 elements is summed (multiplied, ...) in
+// sequence from the identity by the pairwise tree; reduce.cpp forms these
+// sums for many outputs at once when the axis is innermost in memory. Every
+// output must be the sequential fold, bit for bit, at any thread count, for
+// the axis innermost (contiguous or strided) and not innermost.
+TEST(Reductions, ShortReducedAxisFoldsInSequence) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (std::int64_t n : {2, 3, 7, 15}) {
+    const std::int64_t m = 37, p = 65;
+    std::vector<double> v(static_cast<std::size_t>(2 * n * m * p));
+    for (auto& e : v) e = u(rng);
+    std::vector<std::int64_t> vi(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) vi[i] = static_cast<std::int64_t>(v[i] * 1000);
+    // [n, m, p] views of `b` (a [2n, m, p] tensor): the short axis contiguous,
+    // every other element of it, or last in memory.
+    auto views = [&](const Tensor& b) {
+      return std::vector<Tensor>{b.slice(0, 0, n), b.slice(0, 0, 2 * n, 2),
+                                 b.reshape({m, p, 2 * n}).slice(2, 0, n).permute({2, 0, 1})};
+    };
+    const std::vector<Tensor> vd = views(Tensor::from_vec_col_major<double>({2 * n, m, p}, v));
+    const std::vector<Tensor> vi64 = views(Tensor::from_vec_col_major<std::int64_t>({2 * n, m, p}, vi));
+    for (std::size_t k = 0; k < vd.size(); ++k) {
+      const Tensor& t = vd[k];
+      const Tensor tf = ops::convert(t, DType::f32, cpu), ti = vi64[k];
+      for (int threads : {1, 2, 3}) {
+        set_num_threads(threads);
+        const std::vector<double> sum = ops::reduce_sum(t, {0}, cpu).to_vec_col_major<double>();
+        const std::vector<double> prod = ops::reduce_prod(t, {0}, cpu).to_vec_col_major<double>();
+        const std::vector<double> mx = ops::reduce_max(t, {0}, cpu).to_vec_col_major<double>();
+        const std::vector<float> sumf = ops::reduce_sum(tf, {0}, cpu).to_vec_col_major<float>();
+        const std::vector<std::int64_t> sumi = ops::reduce_sum(ti, {0}, cpu).to_vec_col_major<std::int64_t>();
+        for (std::int64_t j = 0; j < m * p; ++j) {
+          double s = 0, q = 1, x = -std::numeric_limits<double>::infinity();
+          float sf = 0;
+          std::int64_t si = 0;
+          for (std::int64_t r = 0; r < n; ++r) {
+            const DimVec idx{r, j % m, j / m};
+            s += t.at<double>(idx);
+            q *= t.at<double>(idx);
+            x = std::max(x, t.at<double>(idx));
+            sf += tf.at<float>(idx);
+            si += ti.at<std::int64_t>(idx);
+          }
+          const std::size_t uj = static_cast<std::size_t>(j);
+          ASSERT_EQ(sum[uj], s) << "n " << n << ", view " << k << ", output " << j << ", " << threads << " threads";
+          ASSERT_EQ(prod[uj], q) << "n " << n << ", view " << k << ", output " << j;
+          ASSERT_EQ(mx[uj], x) << "n " << n << ", view " << k << ", output " << j;
+          ASSERT_EQ(sumf[uj], sf) << "n " << n << ", view " << k << ", output " << j;
+          ASSERT_EQ(sumi[uj], si) << "n " << n << ", view " << k << ", output " << j;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // Regression (UBSan in the random-program tests under ASan): a batched
