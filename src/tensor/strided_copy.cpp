@@ -29,6 +29,15 @@ struct Bytes16 {
   std::uint64_t lo, hi;
 };
 
+// Runs shared by both sides moved as one element (see copy_strided).
+struct Bytes32 {
+  std::uint64_t v[4];
+};
+
+struct Bytes64 {
+  std::uint64_t v[8];
+};
+
 struct Axis {
   std::int64_t n, ds, ss;  // extent, destination stride, source stride
 };
@@ -271,7 +280,7 @@ inline void prefetch_l2(const void* p) {
 
 template <class E>
 constexpr std::int64_t tile_edge() {
-  return sizeof(E) == 16 ? 4 : sizeof(E) == 8 ? 8 : 16;
+  return sizeof(E) >= 32 ? 2 : sizeof(E) == 16 ? 4 : sizeof(E) == 8 ? 8 : 16;
 }
 
 // d[doff[q] + p] = s[soff[p] + q] for p < lp, q < lq.
@@ -903,7 +912,26 @@ void copy_strided(void* dst, const Strides& dst_strides, const void* src,
     }
     axes[merged++] = axes[i];
   }
-  switch (elem_size) {
+  // A run at the front shared by both sides (destination and source stride
+  // 1, e.g. the first axis of [4, 4, 4, ...] kept in place by a permutation)
+  // moves as one element of up to 64 bytes, when every other stride is a
+  // multiple of its length and both pointers are aligned for it: the copy
+  // then tiles like a 2-D transposition instead of walking its short runs.
+  std::size_t es = elem_size;
+  if (merged >= 2 && axes[0].ds == 1 && axes[0].ss == 1) {
+    const std::int64_t n0 = axes[0].n;
+    const std::size_t wide = es * static_cast<std::size_t>(n0);
+    const std::uintptr_t align = std::min<std::size_t>(wide, 8);
+    bool ok = wide <= 64 && (wide & (wide - 1)) == 0 && reinterpret_cast<std::uintptr_t>(dst) % align == 0 &&
+              reinterpret_cast<std::uintptr_t>(src) % align == 0;
+    for (int i = 1; i < merged && ok; ++i) ok = axes[i].ds % n0 == 0 && axes[i].ss % n0 == 0;
+    if (ok) {
+      for (int i = 1; i < merged; ++i) axes[i - 1] = {axes[i].n, axes[i].ds / n0, axes[i].ss / n0};
+      --merged;
+      es = wide;
+    }
+  }
+  switch (es) {
     case 1:
       return copy_typed(static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src),
                         axes, merged);
@@ -919,6 +947,10 @@ void copy_strided(void* dst, const Strides& dst_strides, const void* src,
     case 16:
       return copy_typed(static_cast<Bytes16*>(dst), static_cast<const Bytes16*>(src), axes,
                         merged);
+    case 32:
+      return copy_typed(static_cast<Bytes32*>(dst), static_cast<const Bytes32*>(src), axes, merged);
+    case 64:
+      return copy_typed(static_cast<Bytes64*>(dst), static_cast<const Bytes64*>(src), axes, merged);
     default:
       TF_INTERNAL_ASSERT(false, "copy_strided: element size ", elem_size);
   }

@@ -358,7 +358,8 @@ TEST(Copies, CopyFromAnyLayoutAndOverlapping) {
 // strides, negative strides, zero source strides, every element size, and
 // each instruction set the CPU has (the cap selects AVX-512, AVX2, scalar),
 // in place and streamed (the paths of large outputs: direct, shifted lines,
-// buffered), short destination runs interleaved.
+// buffered), short destination runs interleaved, short shared first runs
+// moved as wide elements.
 struct RawLayout {
   Strides strides;
   std::int64_t origin = 0;  // element offset of index 0 inside the buffer
@@ -407,6 +408,9 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
       if (trial % 10 == 1)  // a short axis moved to the front (Note [Interleaved rows])
         shape = {2 + static_cast<std::int64_t>(rng() % 6), 8 + static_cast<std::int64_t>(rng() % 60),
                  1 + static_cast<std::int64_t>(rng() % 3)};
+      if (trial % 10 == 8)  // a short first axis kept in place: its runs move as one wide element
+        shape = {std::int64_t{1} << (1 + rng() % 3), 3 + static_cast<std::int64_t>(rng() % 30),
+                 5 + static_cast<std::int64_t>(rng() % 30)};
       if (trial % 20 == 5)  // runs longer than a streamed block (16 x 16 tiles): several blocks per run
         shape = {129 + static_cast<std::int64_t>(rng() % 200), 129 + static_cast<std::int64_t>(rng() % 100),
                  1 + static_cast<std::int64_t>(rng() % 2)};
@@ -429,6 +433,15 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
         sl.strides = {shape[1] + gap, 1, (shape[1] + gap) * shape[0]};
         sl.origin = 0;
         sl.span = (shape[1] + gap) * shape[0] * shape[2];
+      }
+      if (trial % 10 == 8) {  // dst column-major; src [0, 2, 1] with axis 0 contiguous, sometimes a gap after it
+        dl.strides = col_major_strides(shape);
+        dl.origin = 0;
+        dl.span = shape_numel(shape);
+        const std::int64_t s1 = shape[0] + static_cast<std::int64_t>(rng() % 2);
+        sl.strides = {1, s1 * shape[2], s1};
+        sl.origin = 0;
+        sl.span = s1 * shape[2] * shape[1];
       }
       // One spare element each, so that an empty layout's buffer is not null
       // (`data() + origin` on null would be undefined behaviour).

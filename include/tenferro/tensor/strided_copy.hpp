@@ -9,7 +9,8 @@
 /// tenferro::detail::copy_strided(dst, {1, 2}, src, {3, 1}, {2, 3}, sizeof(double));
 /// ```
 /// Note [Strided copy]: axes of extent 1 are dropped, adjacent axes that are
-/// contiguous in both layouts are merged, the loop nest follows the
+/// contiguous in both layouts are merged, a short run at the front shared by
+/// both layouts moves as one element of up to 64 bytes, the loop nest follows the
 /// destination's stride order, and when the fastest source axis differs from
 /// the fastest destination axis the copy goes through cache-sized 2-D tiles:
 /// in-register transpositions (AVX-512 or AVX2, chosen at run time) when both
