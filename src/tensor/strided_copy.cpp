@@ -228,9 +228,9 @@ void copy_blocked(E* dst, const E* src, const Axis* axes, int rank) {
 // one core, both sides on huge pages, old and new code alternating): the
 // buffered blocks took the geometric mean of permutation / memcpy from
 // 0.42-0.45 to 0.54-0.59; direct blocks, shifted lines and interleaving took
-// every pattern to 0.89-1.6 (reverse_15d_3 0.44 -> 0.89, transpose_2d_2048
-// 0.56 -> 1.05, cyclic_15d_3 0.53 -> 1.64: memcpy reads the destination
-// lines it writes, the streamed copies do not).
+// the patterns to 0.72-1.64 (reverse_15d_3 0.41 -> 0.89, transpose_2d_2048
+// 0.56 -> 1.05, cyclic_15d_3 0.53 -> 1.64, rotation_6d 0.66 -> 0.72-0.95
+// between runs; bench/README.md).
 
 constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;  // buffered, streamed stores from 8 MiB
 constexpr std::int64_t kMaxRun = std::int64_t(1) << 16;        // table entries per run
