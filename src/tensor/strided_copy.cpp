@@ -42,6 +42,42 @@ struct Axis {
   std::int64_t n, ds, ss;  // extent, destination stride, source stride
 };
 
+// Calls body(d, s) at every index of axes[first..rank), an odometer with
+// axes[first] fastest; d and s advance by the axes' strides.
+template <class E, class F>
+void for_each_outer(E* dst, const E* src, const Axis* axes, int first, int rank, F&& body) {
+  std::int64_t idx[64] = {0};
+  E* d = dst;
+  const E* s = src;
+  while (true) {
+    body(d, s);
+    int k = first;
+    for (; k < rank; ++k) {
+      d += axes[k].ds;
+      s += axes[k].ss;
+      if (++idx[k] < axes[k].n) break;
+      d -= axes[k].ds * axes[k].n;
+      s -= axes[k].ss * axes[k].n;
+      idx[k] = 0;
+    }
+    if (k == rank) return;
+  }
+}
+
+// t[i] = the offset (destination strides if dst_side, else source strides)
+// of index i of the run made of axes run[0..nr), the first fastest.
+inline void fill_offsets(std::int64_t* t, const int* run, int nr, const Axis* ax, bool dst_side) {
+  std::int64_t len = 1;
+  t[0] = 0;
+  for (int k = 0; k < nr; ++k) {
+    const Axis& a = ax[run[k]];
+    const std::int64_t st = dst_side ? a.ds : a.ss;
+    for (std::int64_t m = 1; m < a.n; ++m)
+      for (std::int64_t e = 0; e < len; ++e) t[m * len + e] = t[e] + m * st;
+    len *= a.n;
+  }
+}
+
 template <class E>
 void copy_1d(E* dst, const E* src, const Axis& a) {
   if (a.ds == 1 && a.ss == 1) {
@@ -568,39 +604,21 @@ TileFn<E> pick_tile_kernel() {
 
 #if defined(__x86_64__)
 // Note [Interleaved rows] for a whole copy: axes[0..nd) are the destination
-// run (pd elements, contiguous in the destination), axes[nd] the source's
-// unit-stride axis with destination stride pd; the other axes are outer loops.
+// run (pd elements, contiguous in the destination; f: their source
+// offsets), axes[nd] the source's unit-stride axis with destination stride
+// pd; the other axes are outer loops.
 void copy_interleaved(std::uint64_t* dst, const std::uint64_t* src, const Axis* axes, int rank, int nd,
-                      std::int64_t pd, bool stream) {
-  std::int64_t f[8] = {0};
-  for (int k = 0, len = 1; k < nd; ++k) {
-    for (std::int64_t m = 1; m < axes[k].n; ++m)
-      for (int e = 0; e < len; ++e) f[m * len + e] = f[e] + m * axes[k].ss;
-    len *= static_cast<int>(axes[k].n);
-  }
+                      const std::int64_t* f, std::int64_t pd, bool stream) {
   const std::int64_t n = axes[nd].n;
   // Non-temporal stores need every step's destination vectors aligned to 64 bytes.
   bool nt = stream && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0;
   for (int i = nd + 1; i < rank; ++i) nt = nt && axes[i].ds % 8 == 0;
-  std::int64_t idx[64] = {0};
-  std::uint64_t* d = dst;
-  const std::uint64_t* s = src;
-  while (true) {
+  for_each_outer(dst, src, axes, nd + 1, rank, [&](std::uint64_t* d, const std::uint64_t* s) {
     if (nt)
       interleave8_any<true>(d, s, f, pd, n);
     else
       interleave8_any<false>(d, s, f, pd, n);
-    int k = nd + 1;
-    for (; k < rank; ++k) {
-      d += axes[k].ds;
-      s += axes[k].ss;
-      if (++idx[k] < axes[k].n) break;
-      d -= axes[k].ds * axes[k].n;
-      s -= axes[k].ss * axes[k].n;
-      idx[k] = 0;
-    }
-    if (k == rank) break;
-  }
+  });
   if (nt) _mm_sfence();
 }
 #endif
@@ -646,8 +664,10 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
   if constexpr (sizeof(E) == 8) {
     if (pd > 1 && pd < B && sf == nd && axes[sf].ds == pd && axes[sf].n >= 8 &&
         g_isa_cap.load(std::memory_order_relaxed) >= CopyIsa::avx512 && cpu_has_avx512()) {
+      std::int64_t f[8];
+      fill_offsets(f, drun, nd, axes, false);
       copy_interleaved(reinterpret_cast<std::uint64_t*>(dst), reinterpret_cast<const std::uint64_t*>(src), axes,
-                       rank, nd, pd, total * 8 >= g_stream_bytes.load(std::memory_order_relaxed));
+                       rank, nd, f, pd, total * 8 >= g_stream_bytes.load(std::memory_order_relaxed));
       return true;
     }
   }
@@ -676,19 +696,8 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
   if (pd > kMaxRun || ps > kMaxRun) return false;
   // Offset tables: f[i] (source offset of dst-run index i), g[j] (destination offset of src-run index j).
   std::vector<std::int64_t> f(static_cast<std::size_t>(pd)), g(static_cast<std::size_t>(ps));
-  auto fill = [](std::vector<std::int64_t>& t, const int* run, int nr, const Axis* ax, bool dst_side) {
-    std::size_t len = 1;
-    t[0] = 0;
-    for (int k = 0; k < nr; ++k) {
-      const Axis& a = ax[run[k]];
-      const std::int64_t st = dst_side ? a.ds : a.ss;
-      for (std::int64_t m = 1; m < a.n; ++m)
-        for (std::size_t e = 0; e < len; ++e) t[static_cast<std::size_t>(m) * len + e] = t[e] + m * st;
-      len *= static_cast<std::size_t>(a.n);
-    }
-  };
-  fill(f, drun, nd, axes, false);
-  fill(g, srun, ns, axes, true);
+  fill_offsets(f.data(), drun, nd, axes, false);
+  fill_offsets(g.data(), srun, ns, axes, true);
   const TileFn<E> kernel = pick_tile_kernel<E, false>();
   // Outer loops, innermost first. In place: destination stride order, the
   // dst run's tiles innermost and the src run's tile index placed by its
@@ -722,10 +731,10 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
     if (!tile_placed) loops[nloops++] = {nj, 0, 0, true};
   }
   // d[doff[q] + p] = s[soff[p] + q] for p < lp, q < lq.
-  auto tile = [&](E* d, const std::int64_t* doff, const E* s, const std::int64_t* soff, std::int64_t lp,
-                  std::int64_t lq) {
-    if (kernel != nullptr && lp == B && lq == B)
-      kernel(d, doff, s, soff);
+  auto tile = [&](TileFn<E> kern, E* d, const std::int64_t* doff, const E* s, const std::int64_t* soff,
+                  std::int64_t lp, std::int64_t lq) {
+    if (kern != nullptr && lp == B && lq == B)
+      kern(d, doff, s, soff);
     else
       tile_scalar(d, doff, s, soff, lp, lq);
   };
@@ -791,18 +800,15 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
           for (std::int64_t jt = 0; jt < lj; jt += B)
             for (std::int64_t it = 0; it < li; it += B) {
               prefetch_next(it, jt);
-              const std::int64_t lq = std::min(B, lj - jt);
-              if (lq == B)
-                stream_kernel(d + i0 + it, g.data() + j0 + jt, s + j0 + jt, f.data() + i0 + it);
-              else
-                tile_scalar(d + i0 + it, g.data() + j0 + jt, s + j0 + jt, f.data() + i0 + it, B, lq);
+              tile(stream_kernel, d + i0 + it, g.data() + j0 + jt, s + j0 + jt, f.data() + i0 + it, B,
+                   std::min(B, lj - jt));
             }
           continue;
         }
         for (std::int64_t it = 0; it < li; it += B)
           for (std::int64_t jt = 0; jt < lj; jt += B) {
             prefetch_next(it, jt);
-            tile(buf.data() + it, brow.data() + jt, s + j0 + jt, f.data() + i0 + it, std::min(B, li - it),
+            tile(kernel, buf.data() + it, brow.data() + jt, s + j0 + jt, f.data() + i0 + it, std::min(B, li - it),
                  std::min(B, lj - jt));
           }
         for (std::int64_t q = 0; q < lj; ++q)
@@ -818,7 +824,7 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
       streamed_blocks(d, s);
     } else {
       for (std::int64_t i0 = 0; i0 < pd; i0 += B)
-        tile(d + i0, g.data() + j * B, s + j * B, f.data() + i0, std::min(B, pd - i0), std::min(B, ps - j * B));
+        tile(kernel, d + i0, g.data() + j * B, s + j * B, f.data() + i0, std::min(B, pd - i0), std::min(B, ps - j * B));
     }
     int k = 0;
     for (; k < nloops; ++k) {
@@ -854,22 +860,8 @@ void copy_typed(E* dst, const E* src, Axis* axes, int rank) {
     bool shared = true;
     for (int i = 1; i < rank; ++i) shared = shared && std::llabs(axes[i].ss) > std::llabs(axes[0].ss);
     if (shared && std::llabs(axes[0].ss) <= 1) {
-      std::int64_t idx[64] = {0};
-      E* d = dst;
-      const E* s = src;
-      while (true) {
-        copy_1d(d, s, axes[0]);
-        int i = 1;
-        for (; i < rank; ++i) {
-          d += axes[i].ds;
-          s += axes[i].ss;
-          if (++idx[i] < axes[i].n) break;
-          d -= axes[i].ds * axes[i].n;
-          s -= axes[i].ss * axes[i].n;
-          idx[i] = 0;
-        }
-        if (i == rank) return;
-      }
+      for_each_outer(dst, src, axes, 1, rank, [&](E* d, const E* s) { copy_1d(d, s, axes[0]); });
+      return;
     }
   }
   if (copy_tiled(dst, src, axes, rank)) return;
