@@ -13,7 +13,8 @@
 // --paths: our optimizer's paths (annealing, effort 1, --objective, default
 // executor) with their costs and planning times; computed and written when
 // FILE does not exist, read otherwise, so that every thread count and every
-// peer uses the same path.
+// peer uses the same path. --filter: only instances (or cases,
+// "instance/opt_flops") whose name contains SUB.
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -76,7 +77,10 @@ json run_einsum(const Args& args) {
   if (have_paths) paths = json::parse(std::ifstream(args.paths));
   json results = json::object();
   for (const testing::EinsumInstance& inst : instances) {
-    if (!args.filter.empty() && inst.name.find(args.filter) == std::string::npos) continue;
+    const auto wanted = [&](const std::string& key) {
+      return args.filter.empty() || key.find(args.filter) != std::string::npos;
+    };
+    if (!wanted(inst.name) && !args.filter.starts_with(inst.name + "/")) continue;
     if (!have_paths) {
       ContractionPath ours =
           einsum_path(inst.spec, inst.shapes,
@@ -94,6 +98,7 @@ json run_einsum(const Args& args) {
         {"opt_size", inst.opt_size},
         {"ours", testing::read_pairs(paths.at(inst.name).at("path"))}};
     for (const auto& [pname, pairs] : cases) {
+      if (!wanted(inst.name + "/" + pname)) continue;
       EinsumCache cache;
       const PathOptions opts{.path = pairs};
       Timing t = measure(

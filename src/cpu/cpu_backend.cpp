@@ -32,8 +32,8 @@ bool run_reduce(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, con
   cpu::reduce(kind, std::get<AxesAttrs>(attrs).dimensions, in[0], out);
   return true;
 }
-bool run_dot_general(OpKind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out, Backend&) {
-  cpu::dot_general(std::get<DotGeneralAttrs>(attrs), in[0], in[1], out);
+bool run_dot_general(OpKind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out, Backend& backend) {
+  cpu::dot_general(std::get<DotGeneralAttrs>(attrs), in[0], in[1], out, backend);
   return true;
 }
 bool run_structural(OpKind kind, const Attrs& attrs, std::span<const Tensor> in, const Tensor& out, Backend&) {

@@ -16,6 +16,8 @@ namespace tenferro::cpu {
 namespace {
 
 constexpr std::int64_t kSmallGemm = 4096;
+// Note [Free axes as loops] (tenferro/ops/dot_plan.hpp): smaller copies stay.
+constexpr std::int64_t kMinLoopCopy = std::int64_t{1} << 16;
 constexpr std::int64_t kMaxBlasInt = 2147483647;
 
 // Note [Short contractions]: a GEMM with k <= kShortK is mostly memory
@@ -54,9 +56,9 @@ constexpr double kFmaGemmWork = 256.0 * 256.0 * 256.0;
 constexpr std::int64_t kFmaGemmK = 256;
 
 // Copies `t` column-major with its axes in `order` (DotGeneralPlan copy).
-Tensor copy_permuted(const Tensor& t, const DimVec& order) {
+Tensor copy_permuted(const Tensor& t, const DimVec& order, Backend& scratch) {
   Tensor c = t.permute(order);
-  Tensor out = Tensor(Storage::allocate_host(static_cast<std::size_t>(c.numel()) * dtype_size(c.dtype())),
+  Tensor out = Tensor(scratch.allocate_storage(static_cast<std::size_t>(c.numel()) * dtype_size(c.dtype())),
                       c.dtype(), c.shape(), col_major_strides(c.shape()), 0);
   parallel_copy(out, c);
   return out;
@@ -113,12 +115,13 @@ void small_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std:
 }
 
 template <class T>
-void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rhs, const Tensor& out) {
+void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rhs, const Tensor& out,
+               Backend& scratch) {
   if (out.numel() == 0) return;  // nothing to write (and an empty tensor's data may be null)
-  const Tensor L = p.lhs.copy ? copy_permuted(lhs, p.lhs.copy_order) : lhs;
-  const Tensor R = p.rhs.copy ? copy_permuted(rhs, p.rhs.copy_order) : rhs;
+  const Tensor L = p.lhs.copy ? copy_permuted(lhs, p.lhs.copy_order, scratch) : lhs;
+  const Tensor R = p.rhs.copy ? copy_permuted(rhs, p.rhs.copy_order, scratch) : rhs;
   const Tensor target =
-      p.out.copy ? Tensor(Storage::allocate_host(static_cast<std::size_t>(out.numel()) * sizeof(T)), out.dtype(),
+      p.out.copy ? Tensor(scratch.allocate_storage(static_cast<std::size_t>(out.numel()) * sizeof(T)), out.dtype(),
                           out.shape(), p.out.scratch_strides, 0)
                  : out;
   const std::int64_t m = p.m, n = p.n, k = p.k;
@@ -224,12 +227,16 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
 
 }  // namespace
 
-void dot_general(const DotGeneralAttrs& attrs, const Tensor& lhs, const Tensor& rhs, const Tensor& out) {
+void dot_general(const DotGeneralAttrs& attrs, const Tensor& lhs, const Tensor& rhs, const Tensor& out,
+                 Backend& scratch) {
   visit_dtype<kNumericDTypes>(lhs.dtype(), "dot_general", [&]<class T>() {
     const ops::DotGeneralPlan plan =
         ops::plan_dot_general(attrs, lhs.shape(), lhs.strides(), rhs.shape(), rhs.strides(), out.strides(),
-                              {.blas = !std::is_integral_v<T>, .min_blas_work = kSmallGemm + 1});
-    run_typed<T>(plan, lhs, rhs, out);
+                              {.blas = !std::is_integral_v<T>,
+                               .min_blas_work = kSmallGemm + 1,
+                               .free_loops = true,
+                               .free_loops_min_copy = kMinLoopCopy});
+    run_typed<T>(plan, lhs, rhs, out, scratch);
   });
 }
 

@@ -3,6 +3,7 @@
 #include <span>
 
 #include "tenferro/ops/attrs.hpp"
+#include "tenferro/ops/backend.hpp"
 #include "tenferro/ops/fused.hpp"
 #include "tenferro/ops/op.hpp"
 #include "tenferro/tensor/tensor.hpp"
@@ -19,9 +20,11 @@ void elementwise_arrays(OpKind kind, const Attrs& attrs, const DType* in_dtypes,
 void fused_elementwise(const FusedElementwise& k, std::span<const Tensor> in, const Tensor& out);
 /// reduce_sum / reduce_prod / reduce_max / reduce_min over `axes`.
 void reduce(OpKind kind, const DimVec& axes, const Tensor& in, const Tensor& out);
-/// dot_general through BLAS GEMM (or the small-matrix loop).
+/// dot_general through BLAS GEMM (or the small-matrix loop). Scratch copies
+/// (operands and output in GEMM layouts) come from `scratch`, the calling
+/// backend, whose buffer cache hands back warm memory (Note [Buffer cache]).
 void dot_general(const DotGeneralAttrs& attrs, const Tensor& lhs, const Tensor& rhs,
-                 const Tensor& out);
+                 const Tensor& out, Backend& scratch);
 /// Copies `src` into `dst` (same shape and dtype, any layouts), split across threads.
 void parallel_copy(const Tensor& dst, const Tensor& src);
 /// Structural primitives (transpose, reshape, broadcast_in_dim, slice, ...).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <utility>
+#include <vector>
 
 #include "tenferro/ops/primitives.hpp"
 #include "tenferro/tensor/error.hpp"
@@ -11,6 +12,11 @@
 namespace tenferro::ops {
 
 namespace {
+
+// Note [Free axes as loops] (dot_plan.hpp).
+constexpr std::int64_t kMinLoopWork = 1024;
+constexpr std::int64_t kMinLoopRows = 4;
+constexpr std::int64_t kMaxLoopOther = std::int64_t{1} << 15;  // elements of the other operand's matrix
 
 bool contains(const DimVec& v, std::int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
@@ -204,6 +210,81 @@ DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_s
       }
     }
   }
+  // Note [Free axes as loops]: loop axes (output axis, extent, lhs and rhs strides).
+  struct LoopAxis {
+    std::int64_t out_axis, extent, lhs_stride, rhs_stride;
+  };
+  std::vector<LoopAxis> loops;
+  auto peel = [&](Operand& x, DotAxes& ax, bool is_lhs) {
+    if (!options.free_loops || options.strided_batch || readable(x, ax.contracting, is_lhs)) return;
+    const std::int64_t copied = product(*x.shape, ax.free) * product(*x.shape, ax.contracting) *
+                                product(*x.shape, ax.batch);
+    if (copied < options.free_loops_min_copy) return;
+    DimVec keep = ax.free;
+    const DimVec& out_axes = is_lhs ? p.out_m : p.out_n;
+    std::vector<std::size_t> dropped;  // positions in ax.free
+    while (keep.size() > 1) {
+      // Drop the kept axis of largest stride.
+      std::size_t w = 0;
+      for (std::size_t i = 1; i < keep.size(); ++i)
+        if (std::llabs((*x.strides)[static_cast<std::size_t>(keep[i])]) >
+            std::llabs((*x.strides)[static_cast<std::size_t>(keep[w])]))
+          w = i;
+      const auto at = std::find(ax.free.begin(), ax.free.end(), keep[w]);
+      dropped.push_back(static_cast<std::size_t>(at - ax.free.begin()));
+      keep.erase(keep.begin() + static_cast<std::ptrdiff_t>(w));
+      const AxisGroup G = merge_axes(*x.shape, *x.strides, keep);
+      const std::int64_t rows = G.extent, other = is_lhs ? p.n : p.m;
+      if (rows < kMinLoopRows || rows * other * p.k < kMinLoopWork || other * p.k > kMaxLoopOther) return;
+      const AxisGroup K = merge_axes(*x.shape, *x.strides, ax.contracting);
+      const bool blas = options.blas && rows * other * p.k >= options.min_blas_work;
+      // The output keeps its matrix in place too (a scratch would be laid
+      // out for the product without loops).
+      DimVec out_keep;
+      for (std::size_t i = 0; i < ax.free.size(); ++i)
+        if (std::find(dropped.begin(), dropped.end(), i) == dropped.end()) out_keep.push_back(out_axes[i]);
+      const AxisGroup O = merge_axes(out_shape, out_strides, out_keep);
+      const AxisGroup P = merge_axes(out_shape, out_strides, is_lhs ? p.out_n : p.out_m);
+      const bool ok = blas ? (is_lhs ? gemm_layout(G, K) : gemm_layout(K, G)).has_value() &&
+                                 (is_lhs ? gemm_layout(O, P) : gemm_layout(P, O)).has_value()
+                           : G.regular && K.regular && O.regular && P.regular;
+      if (!ok) continue;
+      // Each product reads one block of the operand: every loop axis is
+      // outside the kept and contracting axes (else the products gather
+      // from all over it, slower than the copy).
+      std::int64_t inner = 0, outer = -1;
+      for (const DimVec* group : {&keep, &ax.contracting})
+        for (auto a : *group)
+          if ((*x.shape)[static_cast<std::size_t>(a)] > 1)
+            inner = std::max<std::int64_t>(inner, std::llabs((*x.strides)[static_cast<std::size_t>(a)]));
+      for (std::size_t d : dropped) {
+        const auto a = static_cast<std::size_t>(ax.free[d]);
+        if ((*x.shape)[a] > 1) {
+          const std::int64_t st = std::llabs((*x.strides)[a]);
+          outer = outer < 0 ? st : std::min(outer, st);
+        }
+      }
+      if (outer >= 0 && outer <= inner) return;
+      for (std::size_t d : dropped) {
+        const std::int64_t a = ax.free[d];
+        const std::int64_t st = (*x.strides)[static_cast<std::size_t>(a)];
+        loops.push_back({out_axes[d], (*x.shape)[static_cast<std::size_t>(a)], is_lhs ? st : 0, is_lhs ? 0 : st});
+      }
+      (is_lhs ? p.out_m : p.out_n) = out_keep;
+      ax.free = keep;
+      (is_lhs ? p.m : p.n) = rows;
+      (is_lhs ? M : N) = G;
+      p.blas = blas;
+      return;
+    }
+  };
+  peel(L, la, true);
+  peel(R, ra, false);
+  for (const LoopAxis& l : loops) {
+    p.out_batch.push_back(l.out_axis);
+    p.batch_shape.push_back(l.extent);
+    p.batch_count *= l.extent;
+  }
   if (!readable(L, la.contracting, true)) {
     p.lhs.copy = true;
     p.lhs.copy_order = copy_operand(L, &DotAxes::free, &DotAxes::contracting);
@@ -220,6 +301,10 @@ DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_s
   set_matrix(p.rhs, merge_axes(*R.shape, *R.strides, R.axes->contracting), N, p.blas);
   const bool lhs_strided = set_batch(p.lhs, *L.shape, *L.strides, L.axes->batch);
   const bool rhs_strided = set_batch(p.rhs, *R.shape, *R.strides, R.axes->batch);
+  for (const LoopAxis& l : loops) {
+    p.lhs.batch_strides.push_back(l.lhs_stride);
+    p.rhs.batch_strides.push_back(l.rhs_stride);
+  }
 
   // Output: written in place when its groups allow, else through a scratch.
   const Strides* ost = &out_strides;
@@ -236,7 +321,7 @@ DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_s
   }
   set_matrix(p.out, Mo, No, p.blas);
   const bool out_strided = set_batch(p.out, out_shape, *ost, p.out_batch);
-  p.strided_batch = lhs_strided && rhs_strided && out_strided;
+  p.strided_batch = lhs_strided && rhs_strided && out_strided && loops.empty();
   return p;
 }
 

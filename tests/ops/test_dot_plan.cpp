@@ -239,6 +239,42 @@ TEST(DotPlan, DegenerateExtents) {
   EXPECT_TRUE(plan_dot_general(matmul(), {2, 3}, {1, 2}, {3, 4}, {1, 3}, {1, 2}, {.min_blas_work = 24}).blas);
 }
 
+TEST(DotPlan, FreeAxesAsLoops) {
+  // C[i, n, j] = sum_c A[i, c, n] B[c, j], A [4, 8, 5] column-major: i and n
+  // are no group (strides 1 and 32), so without loops A is copied.
+  DotGeneralAttrs d{.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}};
+  const Shape a{4, 8, 5}, b{8, 32};
+  const Strides as{1, 4, 32}, bs{1, 8}, cs{1, 4, 20};
+  const DotGeneralPlan copied = plan_dot_general(d, a, as, b, bs, cs);
+  EXPECT_TRUE(copied.lhs.copy);
+  EXPECT_EQ(copied.m, 20);
+  const DotGeneralPlan p = plan_dot_general(d, a, as, b, bs, cs, {.free_loops = true});
+  EXPECT_EQ(p.copied_elements(), 0);
+  EXPECT_EQ(p.m, 4);
+  EXPECT_EQ(p.n, 32);
+  EXPECT_EQ(p.k, 8);
+  EXPECT_EQ(p.batch_count, 5);
+  EXPECT_EQ(p.batch_shape, Shape({5}));
+  EXPECT_EQ(p.out_m, DimVec({0}));
+  EXPECT_EQ(p.out_batch, DimVec({1}));
+  EXPECT_EQ(p.lhs.batch_strides, Strides({32}));
+  EXPECT_EQ(p.rhs.batch_strides, Strides({0}));
+  EXPECT_EQ(p.out.batch_strides, Strides({4}));
+  EXPECT_FALSE(p.strided_batch);
+  EXPECT_EQ(p.lhs.op, GemmOp::N);
+  EXPECT_EQ(p.lhs.ld, 4);
+  EXPECT_EQ(p.out.ld, 20);
+  // Below the copy threshold, or where a product would keep too little work
+  // (a 2-row group), the copy stays.
+  EXPECT_TRUE(plan_dot_general(d, a, as, b, bs, cs, {.free_loops = true, .free_loops_min_copy = 161}).lhs.copy);
+  EXPECT_TRUE(plan_dot_general(d, {2, 8, 5}, {1, 2, 16}, b, bs, {1, 2, 10}, {.free_loops = true}).lhs.copy);
+  // A loop axis inside the contracted one (n stride 8, c stride 40): each
+  // product would gather from the whole operand, so the copy stays.
+  EXPECT_TRUE(plan_dot_general(d, a, {1, 40, 8}, b, bs, cs, {.free_loops = true}).lhs.copy);
+  // Every product would read an rhs of 8 x 5000 elements again: the copy stays.
+  EXPECT_TRUE(plan_dot_general(d, a, as, {8, 5000}, {1, 8}, {1, 4, 20}, {.free_loops = true}).lhs.copy);
+}
+
 TEST(DotPlan, UnwritableOutputUsesScratch) {
   // An output [2, 4] with strides [2, 8] (every other element of a larger
   // buffer): no unit stride for BLAS, so a scratch in the preferred layout.
@@ -360,6 +396,9 @@ std::vector<Case> cases() {
       {"inner", {.lhs_contracting_dimensions = {0}, .rhs_contracting_dimensions = {0}}, {9}, {9}},
       {"extent 1", matmul(), {1, 7}, {7, 1}},
       {"empty k", matmul(), {3, 0}, {0, 2}},
+      // Free axes on both sides of the contracting one (Note [Free axes as loops]).
+      {"lhs free loops", {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}}, {4, 8, 5}, {8, 32}},
+      {"rhs free loops", {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {1}}, {32, 8}, {5, 8, 6}},
   };
 }
 
@@ -371,9 +410,10 @@ TEST(DotPlan, ExecutionMatchesNaiveLoopForAllFloatDtypes) {
       for (int layout = 0; layout < kNumLayouts; ++layout)
         for (int out_layout = 0; out_layout < 3; ++out_layout)
           for (bool blas : {true, false})
-            for (bool strided : {false, true}) {
+            for (int mode = 0; mode < 3; ++mode) {  // plain, strided batch, free loops
+              const bool strided = mode == 1, loops = mode == 2;
               SCOPED_TRACE(::testing::Message() << c.name << " " << dt << " layout " << layout << " out "
-                                                << out_layout << " blas " << blas << " strided " << strided);
+                                                << out_layout << " blas " << blas << " mode " << mode);
               const std::uint64_t seed = static_cast<std::uint64_t>(100 * layout + checked);
               const Tensor lhs = with_random_layout(random_tensor(c.lhs, dt, seed), seed, layout);
               const Tensor rhs = with_random_layout(random_tensor(c.rhs, dt, seed + 1), seed + 7, (layout + 3) % kNumLayouts);
@@ -391,7 +431,7 @@ TEST(DotPlan, ExecutionMatchesNaiveLoopForAllFloatDtypes) {
                                : empty_dense_permuted(ref.shape(), dt, order);
               const DotGeneralPlan p =
                   plan_dot_general(c.attrs, lhs.shape(), lhs.strides(), rhs.shape(), rhs.strides(), out.strides(),
-                                   {.blas = blas, .strided_batch = strided});
+                                   {.blas = blas, .strided_batch = strided, .free_loops = loops});
               if (strided) {
                 EXPECT_TRUE(p.strided_batch);
               }
@@ -405,7 +445,7 @@ TEST(DotPlan, ExecutionMatchesNaiveLoopForAllFloatDtypes) {
               }
               ++checked;
             }
-  EXPECT_EQ(checked, 4 * 10 * kNumLayouts * 3 * 4);
+  EXPECT_EQ(checked, 4 * 12 * kNumLayouts * 3 * 6);
 }
 
 }  // namespace

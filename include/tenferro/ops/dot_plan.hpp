@@ -29,6 +29,23 @@
 /// GEMM (`DotPlanOptions::strided_batch`) also needs each operand's batch
 /// axes to form one regular group.
 ///
+/// Note [Free axes as loops]: an operand copied only because its free axes
+/// do not form one group (lhs [i, c, n] with i and n free, c contracted)
+/// need not be copied (`DotPlanOptions::free_loops`). Its free axes of
+/// largest stride become loop axes instead, batch axes along which the
+/// other operand has stride 0, when
+/// - what is left is readable as it is, and the output too;
+/// - each product keeps at least 1024 multiply-adds and 4 rows (columns);
+/// - the other operand's matrix has at most 32 Ki elements, since every
+///   product reads it again (12 products each reading a 15 MB rhs took 2.4x
+///   the copy and one GEMM);
+/// - every loop axis has a larger stride than the axes each product reads,
+///   so that each reads one block (products gathering from all over an
+///   8 MB operand took 5x the copy).
+/// The CPU backend does so for operands of 64 Ki elements or more: in
+/// lm_batch_likelihood_brackets_4_4d the 4 MB copy of such an lhs took
+/// longer than its GEMM (one product 1.4 ms; 0.55 ms as 1996 loops).
+///
 /// ```cpp
 /// using namespace tenferro;
 /// using namespace tenferro::ops;
@@ -92,6 +109,11 @@ struct DotPlanOptions {
   bool blas = true;                    ///< a BLAS GEMM is available (float dtypes)
   std::int64_t min_blas_work = 0;      ///< ... and used only when m n k >= this; else a strided loop
   bool strided_batch = false;          ///< the batch loop is a strided-batched GEMM
+  /// Free axes may become loop axes instead of a copy (Note [Free axes as
+  /// loops]) ...
+  bool free_loops = false;
+  /// ... of an operand of at least this many elements.
+  std::int64_t free_loops_min_copy = 0;
 };
 
 /// One operand's (or the output's) part of the plan. All strides are in
