@@ -440,7 +440,8 @@ TEST(Kernels, ShortContractionsMatchNaiveLoop) {
 // Note [Split GEMM]: on two threads a product of at least 2e6 multiply-adds
 // is cut into one BLAS call per thread, by columns (n >= m) or rows; every
 // combination of operand layouts (op N / T on each side) against a naive
-// loop, on one and two threads.
+// loop, on one and two threads. A transposed A of more than 96 rows also
+// crosses panels of Note [Packed rows] (where the FMA kernel runs).
 TEST(Kernels, SplitGemmMatchesNaiveLoop) {
   ThreadGuard guard;
   CpuBackend cpu;
