@@ -83,13 +83,17 @@ TEST(EinsumPlan, SmallProductsAndBatchedMatvecs) {
   EinsumPlan small = plan_for("aib,ajb->ijb", {{4, 2, 500}, {4, 2, 500}});
   EXPECT_TRUE(has_op(small.body(), EinsumOp::transpose)) << small.to_string();
   EXPECT_EQ(small.predicted_copy_elements(), 0);
-  // One side without free axes and little work per batch: multiply + reduce_sum.
-  EinsumPlan mv = plan_for("kb,kjb->jb", {{7, 300}, {7, 16, 300}});
+  // One side without free axes and little work per batch: multiply +
+  // reduce_sum, unless the sums are short (16 terms or fewer): dot_general.
+  EinsumPlan mv = plan_for("kb,kjb->jb", {{40, 300}, {40, 16, 300}});
   EXPECT_FALSE(has_op(mv.body(), EinsumOp::dot_general)) << mv.to_string();
   EXPECT_TRUE(has_op(mv.body(), EinsumOp::reduce_sum));
+  EinsumPlan short_mv = plan_for("kb,kjb->jb", {{7, 300}, {7, 16, 300}});
+  EXPECT_TRUE(has_op(short_mv.body(), EinsumOp::dot_general)) << short_mv.to_string();
+  EXPECT_FALSE(has_op(short_mv.body(), EinsumOp::reduce_sum));
   CpuBackend cpu;
   for (DType d : float_dtypes()) {
-    for (const EinsumPlan* p : {&small, &mv}) {
+    for (const EinsumPlan* p : {&small, &mv, &short_mv}) {
       std::vector<Tensor> ops;
       for (std::size_t k = 0; k < p->input_shapes().size(); ++k)
         ops.push_back(random_tensor(p->input_shapes()[k], d, 90 + k));
