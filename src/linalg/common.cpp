@@ -158,13 +158,13 @@ lapack_int to_lapack_int(const char* op, std::int64_t v) {
   return static_cast<lapack_int>(v);
 }
 
-BatchSplit split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols) {
+BatchSplit split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols, double threaded_work) {
   const int threads = get_num_threads();
   if (threads <= 1) return {};
   // About rows * cols * min(rows, cols) flops per matrix.
   const double per_matrix =
       static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(std::min(rows, cols));
-  const BatchSplit serial{.parallel = false, .one_lapack_thread = per_matrix <= kThreadedLapackWork};
+  const BatchSplit serial{.parallel = false, .one_lapack_thread = per_matrix <= threaded_work};
   if (count < 2) return serial;
   // A parallel region costs microseconds: split only batches with enough arithmetic.
   if (static_cast<double>(count) * per_matrix < kParallelWork) return serial;

@@ -270,6 +270,10 @@ inline constexpr double kParallelWork = 1 << 17;
 /// Estimated flops per matrix (rows * cols * min(rows, cols)) up to which
 /// LAPACK runs on one thread (Note [LAPACK threads]).
 inline constexpr double kThreadedLapackWork = 256.0 * 256.0 * 256.0;
+/// The same for LU factorizations (getrf), which gain from a second thread
+/// from order 256 (Note [LAPACK threads]; smaller orders were not measured
+/// again and keep one thread).
+inline constexpr double kThreadedGetrfWork = 256.0 * 256.0 * 256.0 - 1.0;
 
 /// How a batch loop runs: split across threads, or on the calling thread
 /// with LAPACK kept to one thread.
@@ -278,8 +282,10 @@ struct BatchSplit {
   bool one_lapack_thread = false;
 };
 
-/// The split of a batch of `count` rows x cols problems (Note [Batch loop]).
-BatchSplit split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols);
+/// The split of a batch of `count` rows x cols problems (Note [Batch loop]);
+/// LAPACK keeps one thread up to `threaded_work` flops per matrix.
+BatchSplit split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols,
+                       double threaded_work = kThreadedLapackWork);
 
 /// Note [LAPACK threads]: OpenBLAS's OpenMP build runs a call on as many
 /// threads as the calling thread's OpenMP setting. For matrices up to order
@@ -289,7 +295,12 @@ BatchSplit split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols)
 /// det 1.20 / 1.42, qr 5.5 / 6.5, eigh 11.8 / 13.9), and the arithmetic is
 /// too little to gain much on more cores. Such matrices run with the calling
 /// thread's setting lowered to one for the loop (a per-thread setting: other
-/// threads are not affected) and restored after it.
+/// threads are not affected) and restored after it. Measured again later
+/// (bench_peer --mode=linalg --threads=2, two pinned vCPUs of an AMD EPYC
+/// VM, min of three alternating runs, ms one LAPACK thread / two): getrf
+/// alone gains, lu 0.529 / 0.459 and det 0.490 / 0.436, while cholesky
+/// 0.227 / 0.282 and qr 2.23 / 2.32 still lose; LU factorizations take the
+/// lower limit kThreadedGetrfWork.
 class OneLapackThread {
  public:
   explicit OneLapackThread(bool on) : saved_(on ? omp_get_max_threads() : 0) {

@@ -70,7 +70,7 @@ void lu_into(const Tensor& a, std::int64_t* perm, T* l, T* u, T* p) {
   const T* base = ptr<T>(a);
   const lapack_int lm = to_lapack_int(kLu, m), ln = to_lapack_int(kLu, n);
   for_each_batch(
-      mb.count(), split_batch(mb.count(), m, n),
+      mb.count(), split_batch(mb.count(), m, n, kThreadedGetrfWork),
       [&] { return std::vector<lapack_int>(static_cast<std::size_t>(k)); },
       [&](std::int64_t b, std::vector<lapack_int>& ipiv) {
         T* lb = l + b * m * k;
@@ -135,7 +135,7 @@ std::vector<Tensor> lu_factor_kernel(const NoFamilyAttrs&, std::span<const Tenso
     const lapack_int lm = to_lapack_int(kLuFactor, m), ln = to_lapack_int(kLuFactor, n);
     const T* base = ptr<T>(a);
     for_each_batch(
-        mb.count(), split_batch(mb.count(), m, n),
+        mb.count(), split_batch(mb.count(), m, n, kThreadedGetrfWork),
         [&] { return std::vector<lapack_int>(static_cast<std::size_t>(k)); },
         [&](std::int64_t b, std::vector<lapack_int>& ipiv) {
           T* f = ptr<T>(lu) + b * m * n;
@@ -457,7 +457,7 @@ void for_each_lu(const char* op, const Tensor& a, Reduce&& reduce) {
     std::vector<lapack_int> ipiv;
   };
   for_each_batch(
-      count, split_batch(count, n, n),
+      count, split_batch(count, n, n, kThreadedGetrfWork),
       [&] {
         return State{std::vector<T>(static_cast<std::size_t>(n * n)),
                      std::vector<lapack_int>(static_cast<std::size_t>(n))};
