@@ -65,6 +65,12 @@ std::int64_t product(const Shape& shape, const DimVec& axes) {
   return p;
 }
 
+// Whether a rows x cols matrix is read (or written) as it is: through a BLAS
+// layout, or, for the strided loop, any regular groups.
+bool in_place(const AxisGroup& rows, const AxisGroup& cols, bool blas) {
+  return blas ? gemm_layout(rows, cols).has_value() : rows.regular && cols.regular;
+}
+
 // Fills the matrix strides (and, for BLAS, the layout) of a rows x cols view.
 void set_matrix(GemmOperandPlan& p, const AxisGroup& rows, const AxisGroup& cols, bool blas) {
   p.row_stride = rows.stride;
@@ -187,8 +193,7 @@ DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_s
   auto readable = [&](const Operand& x, const DimVec& k, bool is_lhs) {
     if (options.strided_batch && !merge_axes(*x.shape, *x.strides, x.axes->batch).regular) return false;
     const AxisGroup K = merge_axes(*x.shape, *x.strides, k);
-    if (!p.blas) return (is_lhs ? M : N).regular && K.regular;
-    return (is_lhs ? gemm_layout(M, K) : gemm_layout(K, N)).has_value();
+    return is_lhs ? in_place(M, K, p.blas) : in_place(K, N, p.blas);
   };
   // Contracting order: by lhs strides, unless the rhs order reads more operands as they are.
   if (la.contracting.size() > 1) {
@@ -217,9 +222,7 @@ DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_s
   std::vector<LoopAxis> loops;
   auto peel = [&](Operand& x, DotAxes& ax, bool is_lhs) {
     if (!options.free_loops || options.strided_batch || readable(x, ax.contracting, is_lhs)) return;
-    const std::int64_t copied = product(*x.shape, ax.free) * product(*x.shape, ax.contracting) *
-                                product(*x.shape, ax.batch);
-    if (copied < options.free_loops_min_copy) return;
+    if (shape_numel(*x.shape) < options.free_loops_min_copy) return;
     DimVec keep = ax.free;
     const DimVec& out_axes = is_lhs ? p.out_m : p.out_n;
     std::vector<std::size_t> dropped;  // positions in ax.free
@@ -245,10 +248,8 @@ DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_s
         if (std::find(dropped.begin(), dropped.end(), i) == dropped.end()) out_keep.push_back(out_axes[i]);
       const AxisGroup O = merge_axes(out_shape, out_strides, out_keep);
       const AxisGroup P = merge_axes(out_shape, out_strides, is_lhs ? p.out_n : p.out_m);
-      const bool ok = blas ? (is_lhs ? gemm_layout(G, K) : gemm_layout(K, G)).has_value() &&
-                                 (is_lhs ? gemm_layout(O, P) : gemm_layout(P, O)).has_value()
-                           : G.regular && K.regular && O.regular && P.regular;
-      if (!ok) continue;
+      if (!(is_lhs ? in_place(G, K, blas) && in_place(O, P, blas) : in_place(K, G, blas) && in_place(P, O, blas)))
+        continue;
       // Each product reads one block of the operand: every loop axis is
       // outside the kept and contracting axes (else the products gather
       // from all over it, slower than the copy).
@@ -310,7 +311,7 @@ DotGeneralPlan plan_dot_general(const DotGeneralAttrs& attrs, const Shape& lhs_s
   const Strides* ost = &out_strides;
   AxisGroup Mo = merge_axes(out_shape, *ost, p.out_m), No = merge_axes(out_shape, *ost, p.out_n);
   const bool out_ok = (!options.strided_batch || merge_axes(out_shape, *ost, p.out_batch).regular) &&
-                      (p.blas ? gemm_layout(Mo, No).has_value() : (Mo.regular && No.regular));
+                      in_place(Mo, No, p.blas);
   if (!out_ok) {
     p.out.copy = true;
     p.out.scratch_strides = preferred_strides(OpKind::dot_general, attrs, out_shape);
