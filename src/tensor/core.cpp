@@ -1,11 +1,14 @@
 // Small pieces of the tensor module: errors, dtypes, devices, shapes, storage.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <new>
 #include <ostream>
 
@@ -293,7 +296,77 @@ namespace detail {
 // Note [Huge pages]: buffers of several MiB are aligned to 2 MiB and offered
 // to the kernel's transparent huge pages (madvise). Strided kernels
 // (permutations, reductions over slow axes) touch many pages per cache-sized
-// tile; with 4 KiB pages they are bound by TLB misses.
+// tile; with 4 KiB pages they are bound by TLB misses, and on a VM even
+// memcpy runs at about half the speed.
+//
+// Except for a buffer of kFreshHugeLimit or more that cannot come from
+// memory this process freed in the last kWarmSeconds. On the VMs we measure
+// on, the balloon device reports free 2 MiB blocks to the host a few seconds
+// after they are freed, and the host must then back them again: the first
+// touch of such huge pages costs 1.5-2.2 s per GiB, against 0.1 s for huge
+// pages freed a moment before and 0.4 s for 4 KiB pages either way (2 GiB
+// buffers, one core). A one-off contraction with GiB intermediates gets
+// small pages for them (gm_queen5_5_3 along opt_flops, one cold call on one
+// core: 8.6-10.3 s with huge pages, 3.6-5.5 s with this rule),
+// while a loop that frees and allocates such buffers gets huge pages from its
+// second pass on.
+namespace {
+constexpr std::size_t kFreshHugeLimit = std::size_t{256} << 20;
+constexpr double kWarmSeconds = 1.0;
+
+struct RecentFrees {
+  using Clock = std::chrono::steady_clock;
+  struct Entry {
+    Clock::time_point when;
+    std::size_t bytes = 0;  // not yet reused
+  };
+  std::mutex mu;
+  Entry ring[16];  // the latest frees of huge-page buffers; older ones drop out
+  int next = 0;
+  std::vector<const void*> small_paged;  // live buffers denied huge pages
+
+  // Whether p (n bytes) gets huge pages: below kFreshHugeLimit, or when it
+  // fits in huge pages freed within kWarmSeconds (consumed if so).
+  bool offer(const void* p, std::size_t n) {
+    if (n < kFreshHugeLimit) return true;
+    const auto now = Clock::now();
+    std::lock_guard lock(mu);
+    std::size_t warm = 0;
+    for (const Entry& e : ring)
+      if (std::chrono::duration<double>(now - e.when).count() <= kWarmSeconds) warm += e.bytes;
+    if (n > warm) {
+      small_paged.push_back(p);
+      return false;
+    }
+    for (Entry& e : ring) {
+      if (std::chrono::duration<double>(now - e.when).count() > kWarmSeconds) continue;
+      const std::size_t take = std::min(n, e.bytes);
+      e.bytes -= take;
+      n -= take;
+    }
+    return true;
+  }
+  void freed(const void* p, std::size_t n) {
+    const auto now = Clock::now();
+    std::lock_guard lock(mu);
+    if (n >= kFreshHugeLimit) {
+      auto it = std::find(small_paged.begin(), small_paged.end(), p);
+      if (it != small_paged.end()) {
+        small_paged.erase(it);
+        return;
+      }
+    }
+    ring[next] = {now, n};
+    next = (next + 1) % 16;
+  }
+};
+// Never destroyed: buffers may be freed during static destruction.
+RecentFrees& recent_frees() {
+  static RecentFrees* r = new RecentFrees;
+  return *r;
+}
+}  // namespace
+
 void* allocate_host_bytes(std::size_t nbytes, const char* op) {
   if (nbytes == 0) return nullptr;
   reserve_host_bytes(nbytes, op);
@@ -308,13 +381,14 @@ void* allocate_host_bytes(std::size_t nbytes, const char* op) {
                       nbytes, system_available());
   }
 #ifdef __linux__
-  if (align == kHugePage) (void)::madvise(p, nbytes, MADV_HUGEPAGE);
+  if (align == kHugePage && recent_frees().offer(p, nbytes)) (void)::madvise(p, nbytes, MADV_HUGEPAGE);
 #endif
   return p;
 }
 
 void free_host_bytes(void* p, std::size_t nbytes) {
   if (p == nullptr) return;
+  if (nbytes >= kHugeThreshold) recent_frees().freed(p, nbytes);  // before p can be handed out again
   ::operator delete(p, std::align_val_t{alignment_for(nbytes)});
   g_in_use.fetch_sub(nbytes, std::memory_order_relaxed);
 }
