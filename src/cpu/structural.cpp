@@ -15,6 +15,13 @@
 namespace tenferro::cpu {
 namespace {
 
+// Note [Parallel copy] (parallel_copy): an axis split in ranges needs at
+// least this many indices per thread unless its extent is a multiple of the
+// thread count; the axes that join it rank at least kKeepFastAxes in both
+// layouts.
+constexpr std::int64_t kEvenSplit = 8;
+constexpr int kKeepFastAxes = 2;
+
 // A view of `t`'s storage with another layout (no bounds re-check needed by callers).
 Tensor restride(const Tensor& t, Shape shape, Strides strides, std::int64_t offset) {
   return Tensor(t.storage(), t.dtype(), std::move(shape), std::move(strides), offset);
@@ -234,49 +241,86 @@ void parallel_copy(const Tensor& dst, const Tensor& src) {
   if (n == 0) return;
   const std::size_t es = dtype_size(dst.dtype());
   int nt = max_threads();
-  // Split the axis that is outer in both layouts (the largest of its two
-  // stride ranks among the axes of extent > 1; ties: the outermost in the
-  // destination), if it is long enough. Splitting an axis of a fast run on
-  // either side would cut the copy's transposition tiles (Note [Transpose
-  // tiles] in src/tensor/strided_copy.cpp): an extent-2 axis disappears.
-  int axis = -1;
-  if (nt > 1 && n * static_cast<std::int64_t>(es) >= kParallelGrain * 8 && !omp_in_parallel()) {
-    const std::size_t r = shape.size();
-    auto rank_of = [&](std::size_t i, const Strides& st) {
-      int k = 0;
-      for (std::size_t j = 0; j < r; ++j)
-        if (shape[j] > 1 && (std::llabs(st[j]) < std::llabs(st[i]) || (std::llabs(st[j]) == std::llabs(st[i]) && j < i)))
-          ++k;
-      return k;
-    };
-    int best = -1;
-    for (std::size_t i = 0; i < r; ++i) {
-      if (shape[i] < nt) continue;
-      const int score = std::min(rank_of(i, dst.strides()), rank_of(i, src.strides()));
-      if (axis < 0 || score > best ||
-          (score == best && std::llabs(dst.strides()[i]) > std::llabs(dst.strides()[static_cast<std::size_t>(axis)]))) {
-        axis = static_cast<int>(i);
-        best = score;
-      }
-    }
-  }
-  if (axis < 0) {
+  if (nt <= 1 || n * static_cast<std::int64_t>(es) < kParallelGrain * 8 || omp_in_parallel()) {
     detail::copy_strided(dst.data_ptr(), dst.strides(), src.data_ptr(), src.strides(), shape, es);
     return;
   }
-  const std::size_t ax = static_cast<std::size_t>(axis);
-  const std::int64_t len = shape[ax];
+  // Note [Parallel copy]: the threads split the axes that are outer in both
+  // layouts (the largest of an axis's two stride ranks among the axes of
+  // extent > 1; ties: the outermost in the destination). Splitting an axis of
+  // a fast run on either side would cut the copy's transposition tiles (Note
+  // [Transpose tiles] in src/tensor/strided_copy.cpp): an extent-2 axis
+  // disappears. One axis is split in ranges when its extent shares out
+  // evenly (a multiple of the thread count, or at least kEvenSplit per
+  // thread); else the next axes join it until their index tuples do, and
+  // each thread copies its share of the tuples, one sub-copy per tuple: with
+  // every extent 3 (cyclic_15d_3 of bench/core), two threads splitting one
+  // axis got 1 and 2 thirds, and two threads took longer than one.
+  const std::size_t r = shape.size();
+  auto rank_of = [&](std::size_t i, const Strides& st) {
+    int k = 0;
+    for (std::size_t j = 0; j < r; ++j)
+      if (shape[j] > 1 && (std::llabs(st[j]) < std::llabs(st[i]) || (std::llabs(st[j]) == std::llabs(st[i]) && j < i)))
+        ++k;
+    return k;
+  };
+  // Axes of extent > 1 by score, best first.
+  std::vector<std::pair<int, std::size_t>> by_score;  // (score, axis)
+  for (std::size_t i = 0; i < r; ++i)
+    if (shape[i] > 1) by_score.push_back({std::min(rank_of(i, dst.strides()), rank_of(i, src.strides())), i});
+  std::stable_sort(by_score.begin(), by_score.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return std::llabs(dst.strides()[a.second]) > std::llabs(dst.strides()[b.second]);
+  });
+  std::vector<std::size_t> axes;
+  std::int64_t tuples = 1;
+  for (const auto& [score, i] : by_score) {
+    if (tuples % nt == 0 || tuples >= kEvenSplit * nt || (!axes.empty() && score < kKeepFastAxes)) break;
+    axes.push_back(i);
+    tuples *= shape[i];
+  }
+  if (tuples < nt) {
+    // No even share: one range of the best axis with an index per thread.
+    axes.clear();
+    for (const auto& [score, i] : by_score)
+      if (shape[i] >= nt) {
+        axes.push_back(i);
+        tuples = shape[i];
+        break;
+      }
+  }
+  if (axes.empty()) {
+    detail::copy_strided(dst.data_ptr(), dst.strides(), src.data_ptr(), src.strides(), shape, es);
+    return;
+  }
+  char* const d0 = static_cast<char*>(dst.data_ptr());
+  const char* const s0 = static_cast<const char*>(src.data_ptr());
+  const std::int64_t esz = static_cast<std::int64_t>(es);
+  const std::int64_t whole = n * esz;  // each piece streams its stores when the whole copy would
 #pragma omp parallel num_threads(nt)
   {
-    std::int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
-    std::int64_t b = len * t / T, e = len * (t + 1) / T;
-    if (b < e) {
-      Shape sub = shape;
+    const std::int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+    const std::int64_t b = tuples * t / T, e = tuples * (t + 1) / T;
+    Shape sub = shape;
+    if (axes.size() == 1) {
+      // One axis: a single range of it.
+      const std::size_t ax = axes[0];
       sub[ax] = e - b;
-      detail::copy_strided(static_cast<char*>(dst.data_ptr()) + b * dst.strides()[ax] * std::int64_t(es),
-                           dst.strides(),
-                           static_cast<const char*>(src.data_ptr()) + b * src.strides()[ax] * std::int64_t(es),
-                           src.strides(), sub, es);
+      if (b < e)
+        detail::copy_strided(d0 + b * dst.strides()[ax] * esz, dst.strides(), s0 + b * src.strides()[ax] * esz,
+                             src.strides(), sub, es, whole);
+    } else {
+      for (std::size_t ax : axes) sub[ax] = 1;
+      for (std::int64_t q = b; q < e; ++q) {
+        std::int64_t rem = q, doff = 0, soff = 0;
+        for (std::size_t ax : axes) {
+          const std::int64_t k = rem % shape[ax];
+          rem /= shape[ax];
+          doff += k * dst.strides()[ax];
+          soff += k * src.strides()[ax];
+        }
+        detail::copy_strided(d0 + doff * esz, dst.strides(), s0 + soff * esz, src.strides(), sub, es, whole);
+      }
     }
   }
 }

@@ -626,7 +626,7 @@ void copy_interleaved(std::uint64_t* dst, const std::uint64_t* src, const Axis* 
 // Copies through B x B tiles if the layouts allow it (Note [Transpose tiles]);
 // false (nothing written) otherwise. `axes` is in destination stride order.
 template <class E>
-bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
+bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank, std::int64_t whole_bytes) {
   constexpr std::int64_t B = tile_edge<E>();
   if (rank < 2 || axes[0].ds != 1) return false;
   std::int64_t total = 1;
@@ -667,7 +667,8 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
       std::int64_t f[8];
       fill_offsets(f, drun, nd, axes, false);
       copy_interleaved(reinterpret_cast<std::uint64_t*>(dst), reinterpret_cast<const std::uint64_t*>(src), axes,
-                       rank, nd, f, pd, total * 8 >= g_stream_bytes.load(std::memory_order_relaxed));
+                       rank, nd, f, pd,
+                       std::max(total * 8, whole_bytes) >= g_stream_bytes.load(std::memory_order_relaxed));
       return true;
     }
   }
@@ -677,7 +678,8 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
   if (pd < B || ps < B) return false;
   // Large outputs are streamed through a buffer (x86: non-temporal stores).
 #if defined(__x86_64__)
-  const bool stream = total * std::int64_t(sizeof(E)) >= g_stream_bytes.load(std::memory_order_relaxed);
+  const bool stream =
+      std::max(total * std::int64_t(sizeof(E)), whole_bytes) >= g_stream_bytes.load(std::memory_order_relaxed);
 #else
   const bool stream = false;
 #endif
@@ -850,7 +852,7 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank) {
 }
 
 template <class E>
-void copy_typed(E* dst, const E* src, Axis* axes, int rank) {
+void copy_typed(E* dst, const E* src, Axis* axes, int rank, std::int64_t whole_bytes) {
   if (rank == 0) {
     *dst = *src;
     return;
@@ -864,7 +866,7 @@ void copy_typed(E* dst, const E* src, Axis* axes, int rank) {
       return;
     }
   }
-  if (copy_tiled(dst, src, axes, rank)) return;
+  if (copy_tiled(dst, src, axes, rank, whole_bytes)) return;
   copy_blocked(dst, src, axes, rank);
 }
 
@@ -875,7 +877,8 @@ CopyIsa set_copy_isa_cap(CopyIsa cap) { return g_isa_cap.exchange(cap); }
 std::int64_t set_copy_stream_bytes(std::int64_t bytes) { return g_stream_bytes.exchange(bytes); }
 
 void copy_strided(void* dst, const Strides& dst_strides, const void* src,
-                  const Strides& src_strides, const Shape& shape, std::size_t elem_size) {
+                  const Strides& src_strides, const Shape& shape, std::size_t elem_size,
+                  std::int64_t whole_bytes) {
   TF_INTERNAL_ASSERT(dst_strides.size() == shape.size() && src_strides.size() == shape.size());
   TF_INTERNAL_ASSERT(shape.size() <= 64, "rank above 64");
   Axis axes[64];
@@ -926,23 +929,23 @@ void copy_strided(void* dst, const Strides& dst_strides, const void* src,
   switch (es) {
     case 1:
       return copy_typed(static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src),
-                        axes, merged);
+                        axes, merged, whole_bytes);
     case 2:
       return copy_typed(static_cast<std::uint16_t*>(dst),
-                        static_cast<const std::uint16_t*>(src), axes, merged);
+                        static_cast<const std::uint16_t*>(src), axes, merged, whole_bytes);
     case 4:
       return copy_typed(static_cast<std::uint32_t*>(dst),
-                        static_cast<const std::uint32_t*>(src), axes, merged);
+                        static_cast<const std::uint32_t*>(src), axes, merged, whole_bytes);
     case 8:
       return copy_typed(static_cast<std::uint64_t*>(dst),
-                        static_cast<const std::uint64_t*>(src), axes, merged);
+                        static_cast<const std::uint64_t*>(src), axes, merged, whole_bytes);
     case 16:
       return copy_typed(static_cast<Bytes16*>(dst), static_cast<const Bytes16*>(src), axes,
-                        merged);
+                        merged, whole_bytes);
     case 32:
-      return copy_typed(static_cast<Bytes32*>(dst), static_cast<const Bytes32*>(src), axes, merged);
+      return copy_typed(static_cast<Bytes32*>(dst), static_cast<const Bytes32*>(src), axes, merged, whole_bytes);
     case 64:
-      return copy_typed(static_cast<Bytes64*>(dst), static_cast<const Bytes64*>(src), axes, merged);
+      return copy_typed(static_cast<Bytes64*>(dst), static_cast<const Bytes64*>(src), axes, merged, whole_bytes);
     default:
       TF_INTERNAL_ASSERT(false, "copy_strided: element size ", elem_size);
   }

@@ -279,8 +279,7 @@ TEST(Kernels, ParallelPathsMatchSerialAndReference) {
 }
 
 // The transpose kernel on 1 and 2 threads (issue 16): outputs large enough
-// for streaming stores at 1 thread (Note [Transpose tiles]; 8 MiB per call)
-// and small ones, f64, f32,
+// for streaming stores (Note [Transpose tiles]; 8 MiB) and small ones, f64, f32,
 // c128 and i32, element by element against a naive index loop over the
 // operand's storage.
 TEST(Kernels, TransposeOnOneAndTwoThreadsMatchesNaiveLoop) {
@@ -294,7 +293,12 @@ TEST(Kernels, TransposeOnOneAndTwoThreadsMatchesNaiveLoop) {
                         {{1030, 1037}, {1, 0}},              // rows off the lines: cached stores
                         {{64, 40, 33}, {2, 0, 1}},           // cached stores, partial tiles
                         {{16, 16, 16, 16, 4, 4}, {5, 0, 4, 1, 3, 2}},
-                        {Shape(12, 2), {11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}}};
+                        {Shape(12, 2), {11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}},
+                        // every extent 3: two threads split index tuples of
+                        // several axes (Note [Parallel copy]), pieces of a
+                        // streamed whole (3^13 f64: 12 MiB) and of a cached one
+                        {Shape(13, 3), {12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}},
+                        {Shape(10, 3), {1, 2, 3, 4, 5, 6, 7, 8, 9, 0}}};
   for (DType d : {DType::f64, DType::f32, DType::c128, DType::i32}) {
     for (const Case& c : cases) {
       Tensor x = random_tensor(c.shape, d, 5);

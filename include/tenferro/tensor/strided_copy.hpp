@@ -55,8 +55,11 @@ std::int64_t set_copy_stream_bytes(std::int64_t bytes);
 
 /// Copies `shape` elements of `elem_size` bytes (1, 2, 4, 8 or 16) from `src`
 /// (element strides `src_strides`) to `dst` (`dst_strides`). The two regions
-/// must not overlap. Single-threaded.
+/// must not overlap. Single-threaded. A call that copies one piece of a
+/// larger copy (a thread's share) passes the whole copy's size in bytes as
+/// `whole_bytes`: the choice of streaming stores follows the whole.
 void copy_strided(void* dst, const Strides& dst_strides, const void* src,
-                  const Strides& src_strides, const Shape& shape, std::size_t elem_size);
+                  const Strides& src_strides, const Shape& shape, std::size_t elem_size,
+                  std::int64_t whole_bytes = 0);
 
 }  // namespace tenferro::detail
