@@ -329,6 +329,41 @@ TEST(Kernels, TransposeOnOneAndTwoThreadsMatchesNaiveLoop) {
   }
 }
 
+// Note [Permuted operand]: a binary op whose operand's unit axis lies far
+// out in the output's order copies that operand into the output first and
+// then runs in place. Either operand permuted, both operand orders of the
+// non-commutative ops, one and two threads, against the reference
+// evaluator; a comparison (bool output) takes the plain loop.
+TEST(Kernels, PermutedOperandMatchesReference) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  const Shape shape(11, 3);  // 177147 elements
+  DimVec reverse;
+  for (std::int64_t i = 10; i >= 0; --i) reverse.push_back(i);
+  for (DType d : {DType::f64, DType::f32, DType::c128, DType::i32}) {
+    const Tensor x = random_tensor(shape, d, 3).permute(reverse);  // unit axis: the output's last
+    const Tensor y = random_tensor(shape, d, 4);
+    std::vector<std::pair<OpKind, Attrs>> kinds{{OpKind::subtract, NoAttrs{}}, {OpKind::multiply, NoAttrs{}}};
+    if (d != DType::i32) kinds.push_back({OpKind::divide, NoAttrs{}});
+    if (d != DType::c128) kinds.push_back({OpKind::compare, CompareAttrs{ComparisonDirection::LT}});
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      for (const auto& [kind, attrs] : kinds) {
+        for (bool x_first : {true, false}) {
+          const Tensor in[] = {x_first ? x : y, x_first ? y : x};
+          const Tensor expected = reference_eval(kind, attrs, in);
+          Tensor out = Tensor::zeros(shape, expected.dtype());
+          cpu.execute(kind, attrs, in, out);
+          const Tolerance tol = reference_tolerance(kind, attrs, in, expected.dtype());
+          EXPECT_TRUE(tensors_close(out, expected, tol.rtol, tol.atol))
+              << d << " " << op_name(kind) << (x_first ? " permuted first" : " permuted second") << ", " << threads
+              << " threads";
+        }
+      }
+    }
+  }
+}
+
 TEST(Kernels, DotGeneralLayoutsOnTwoThreads) {
   ThreadGuard guard;
   set_num_threads(2);
