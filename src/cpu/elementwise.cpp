@@ -52,22 +52,30 @@ void map1(const Tensor& out, const Tensor& a, F f) {
 }
 
 // Note [Permuted operand]: a binary op runs in the output's memory order.
-// When one operand's unit-stride axis lies far out in that order (its
-// output stride above kLocalReach), every read of it takes a cache line
-// that is gone before the next element of that line is read: a gather at a
-// small fraction of memory speed (gm_queen5_5_3 along opt_flops multiplies
-// 43 M elements with the second factor in another axis order: 0.58 s). If the
+// When an operand's unit-stride axis lies far out in that order, each read
+// of it takes a cache line that is gone before the line's next element is
+// read: a gather at a small fraction of memory speed (gm_queen5_5_3 along
+// opt_flops multiplies 43 M elements with the second factor in another axis
+// order: 0.58 s). "Far": more than kLocalReach distinct elements of the
+// operand are read between two neighbours along its unit axis (the output
+// axes inside its unit axis, less those it is broadcast along). If the
 // other operand is read in order, the permuted one is first copied into the
 // output by the tiled transposition (parallel_copy, Note [Transpose tiles]),
 // and the op then runs in place on the output.
-constexpr std::int64_t kLocalReach = 1024;               // output elements
+constexpr std::int64_t kLocalReach = 1024;                    // elements
 constexpr std::int64_t kPermutedMin = std::int64_t{1} << 16;  // elements
 
-// Whether t's unit-stride axis (none: false) has an output stride above kLocalReach.
+// Whether t is read far from its memory order in out's (contiguous) order.
 bool scattered(const Tensor& out, const Tensor& t) {
-  for (std::size_t i = 0; i < t.shape().size(); ++i)
-    if (t.shape()[i] > 1 && t.strides()[i] == 1) return std::llabs(out.strides()[i]) > kLocalReach;
-  return false;
+  const std::size_t r = t.shape().size();
+  std::size_t u = r;
+  for (std::size_t i = 0; i < r && u == r; ++i)
+    if (t.shape()[i] > 1 && t.strides()[i] == 1) u = i;
+  if (u == r) return false;
+  std::int64_t reach = 1;
+  for (std::size_t i = 0; i < r; ++i)
+    if (t.strides()[i] != 0 && std::llabs(out.strides()[i]) < std::llabs(out.strides()[u])) reach *= t.shape()[i];
+  return reach > kLocalReach;
 }
 
 // Whether x is to be copied into out before the op (Note [Permuted operand]).
