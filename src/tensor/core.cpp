@@ -309,7 +309,10 @@ namespace detail {
 // small pages for them (gm_queen5_5_3 along opt_flops, one cold call on one
 // core: 8.6-10.3 s with huge pages, 3.6-5.5 s with this rule),
 // while a loop that frees and allocates such buffers gets huge pages from its
-// second pass on.
+// second pass on. The price: such a buffer allocated fresh and then kept
+// stays on small pages for its life; memcpy between two 2 GiB tensors made
+// once runs at about half the speed (bench_core memcpy/rotation_6d, one
+// core: 6.1 against 13.7 GB/s before this rule).
 namespace {
 constexpr std::size_t kFreshHugeLimit = std::size_t{256} << 20;
 constexpr double kWarmSeconds = 1.0;
