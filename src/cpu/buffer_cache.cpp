@@ -7,7 +7,7 @@
 
 namespace tenferro::cpu {
 namespace {
-constexpr std::size_t kMinCached = std::size_t{1} << 20;
+constexpr std::size_t kMinCached = std::size_t{128} << 10;
 }
 
 std::size_t default_cache_limit() {

@@ -1,12 +1,16 @@
 #pragma once
 // Reuse of large host buffers by the CPU backend.
 //
-// Note [Buffer cache]: fresh multi-MiB allocations come from mmap and are
-// zero-filled page by page on first touch, which costs as much as a pass over
-// the data (far more in a virtual machine). Programs run in loops ask for
-// the same sizes again and again, so released buffers of 1 MiB or more are
-// kept (up to a byte limit, TENFERRO_CPU_CACHE_MB, default 1024) and handed
-// out again for the same size. Smaller buffers go to malloc directly.
+// Note [Buffer cache]: fresh allocations from glibc's mmap threshold (128
+// KiB) up come from mmap and are zero-filled page by page on first touch,
+// which costs as much as a pass over the data (far more in a virtual
+// machine). Programs run in loops ask for the same sizes again and again, so
+// released buffers of 128 KiB or more are kept (up to a byte limit,
+// TENFERRO_CPU_CACHE_MB, default 1024) and handed out again for the same
+// size. Smaller buffers go to malloc directly. The limit was 1 MiB until
+// grad of cholesky over 64 matrices of 16 x 16 (128 KiB tensors) was seen to
+// run at 0.23 or 0.47 ms depending on the process's address layout: the
+// slow runs faulted pages in on every call.
 #include <cstddef>
 #include <memory>
 #include <mutex>

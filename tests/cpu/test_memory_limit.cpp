@@ -93,3 +93,21 @@ TEST(MemoryLimit, TheBufferCacheGivesItsBuffersBackUnderABudget) {
   EXPECT_DOUBLE_EQ(y.at<double>({3, 7}), 2 * x.at<double>({3, 7}));
   EXPECT_DOUBLE_EQ(s.at<double>({5, 9}), 2 * v.at<double>({5, 9}));
 }
+
+// Note [Buffer cache]: buffers from 128 KiB (glibc's mmap threshold) are
+// kept for reuse; smaller ones go back to malloc.
+TEST(MemoryLimit, TheBufferCacheKeepsBuffersFrom128KiB) {
+  CpuBackend cpu;
+  const std::size_t base = host_memory_in_use();
+  auto big = cpu.allocate_storage(std::size_t{128} << 10);
+  void* p = big->data();
+  big.reset();
+  EXPECT_EQ(host_memory_in_use(), base + (std::size_t{128} << 10));  // held by the cache
+  auto again = cpu.allocate_storage(std::size_t{128} << 10);
+  EXPECT_EQ(again->data(), p);
+  again.reset();
+  const std::size_t held = host_memory_in_use();
+  auto small = cpu.allocate_storage((std::size_t{128} << 10) - 64);
+  small.reset();
+  EXPECT_EQ(host_memory_in_use(), held);  // freed, not kept
+}
