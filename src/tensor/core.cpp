@@ -335,14 +335,15 @@ struct RecentFrees {
     const auto now = Clock::now();
     std::lock_guard lock(mu);
     std::size_t warm = 0;
-    for (const Entry& e : ring)
-      if (std::chrono::duration<double>(now - e.when).count() <= kWarmSeconds) warm += e.bytes;
+    for (Entry& e : ring) {
+      if (std::chrono::duration<double>(now - e.when).count() > kWarmSeconds) e.bytes = 0;  // cold by now
+      warm += e.bytes;
+    }
     if (n > warm) {
       small_paged.push_back(p);
       return false;
     }
     for (Entry& e : ring) {
-      if (std::chrono::duration<double>(now - e.when).count() > kWarmSeconds) continue;
       const std::size_t take = std::min(n, e.bytes);
       e.bytes -= take;
       n -= take;

@@ -632,6 +632,14 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank, std::int64_t w
   std::int64_t total = 1;
   for (int i = 0; i < rank; ++i) total *= axes[i].n;
   if (total < 4 * B * B) return false;  // small copies: not worth the tables
+  // Large outputs are streamed (x86: non-temporal stores); a piece of a
+  // larger copy follows the whole.
+#if defined(__x86_64__)
+  const bool stream =
+      std::max(total * std::int64_t(sizeof(E)), whole_bytes) >= g_stream_bytes.load(std::memory_order_relaxed);
+#else
+  const bool stream = false;
+#endif
   int sf = -1;  // the source's unit-stride axis
   for (int i = 1; i < rank && sf < 0; ++i)
     if (axes[i].ss == 1) sf = i;
@@ -667,8 +675,7 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank, std::int64_t w
       std::int64_t f[8];
       fill_offsets(f, drun, nd, axes, false);
       copy_interleaved(reinterpret_cast<std::uint64_t*>(dst), reinterpret_cast<const std::uint64_t*>(src), axes,
-                       rank, nd, f, pd,
-                       std::max(total * 8, whole_bytes) >= g_stream_bytes.load(std::memory_order_relaxed));
+                       rank, nd, f, pd, stream);
       return true;
     }
   }
@@ -676,13 +683,7 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank, std::int64_t w
   add_src(sf);
   for (int i = 0; ps < B && (i = next_src()) >= 0;) add_src(i);
   if (pd < B || ps < B) return false;
-  // Large outputs are streamed through a buffer (x86: non-temporal stores).
-#if defined(__x86_64__)
-  const bool stream =
-      std::max(total * std::int64_t(sizeof(E)), whole_bytes) >= g_stream_bytes.load(std::memory_order_relaxed);
-#else
-  const bool stream = false;
-#endif
+  // Streamed outputs go through a buffer.
   const std::int64_t block_limit = stream ? kStreamedRun : kBlockBytes / std::int64_t(sizeof(E));
   while (true) {
     const int a = next_dst(), b = next_src();
