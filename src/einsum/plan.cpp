@@ -209,6 +209,15 @@ class EinsumPlanBuilder {
     return c;
   }
 
+  // Slot `s` transposed into [first, second, its other labels].
+  static Slot transposed(const Slot& s, const Labels& first, const Labels& second) {
+    Slot t{first, true, -1};
+    for (auto l : second) t.labels.push_back(l);
+    for (auto l : s.labels)
+      if (!contains(t.labels, l)) t.labels.push_back(l);
+    return t;
+  }
+
   // Labels of `v` that `w` lacks.
   static Labels minus(const Labels& v, const Labels& w) {
     Labels out;
@@ -558,25 +567,60 @@ void EinsumPlanBuilder::body() {
       instr_copies_body_.resize(body_.size(), 0);
       continue;
     }
-    // dot_general: choose the left operand and the batch order.
+    // dot_general: choose the left operand, the batch order and whether to
+    // transpose one operand first so that its free labels come out in the
+    // order the consumer reads in place (Note [Einsum layouts]).
     struct Choice {
       bool lhs_is_x;
-      Labels batch, mem;
+      int transposed;  // 0: neither operand, 1: the left one, 2: the right one
+      Labels free_order, batch, mem;  // free_order: the transposed operand's free labels
       double cost;
     };
     std::vector<Choice> choices;
     const bool small = small_product(Fx, Fy, K);
+    // The contracting labels of `s` in its memory order (the order a
+    // transposed partner takes, so that the two orders agree).
+    auto k_order = [&](const Slot& s) {
+      Labels o;
+      for (auto l : s.labels)
+        if (contains(K, l)) o.push_back(l);
+      return o;
+    };
     for (bool lhs_is_x : {true, false}) {
       const Labels& Fl = lhs_is_x ? Fx : Fy;
       const Labels& Fr = lhs_is_x ? Fy : Fx;
-      const double own = small ? small_transposes(lhs_is_x ? X : Y, lhs_is_x ? Y : X, Fl, Fr, K)
-                               : step_copies(X, Y, Fx, Fy, K, lhs_is_x);
-      for (const Labels& border : candidate_orders(m, B)) {
-        Labels mem = Fl;
-        for (auto l : Fr) mem.push_back(l);
-        for (auto l : border) mem.push_back(l);
-        choices.push_back({lhs_is_x, border, mem, own + consumer_penalty(m, mem)});
-      }
+      const Slot& Ls = lhs_is_x ? X : Y;
+      const Slot& Rs = lhs_is_x ? Y : X;
+      struct Variant {
+        int transposed;
+        Labels fl, fr;
+        double cost;
+      };
+      std::vector<Variant> variants{{0, Fl, Fr,
+                                     small ? small_transposes(Ls, Rs, Fl, Fr, K)
+                                           : step_copies(X, Y, Fx, Fy, K, lhs_is_x)}};
+      if (!small && consumer_[static_cast<std::size_t>(m)] >= 0)
+        for (int side : {1, 2}) {
+          const Slot& op = side == 1 ? Ls : Rs;
+          const Labels& F = side == 1 ? Fl : Fr;
+          const Labels kord = k_order(side == 1 ? Rs : Ls);
+          for (Labels& o : candidate_orders(m, F)) {
+            if (long_labels_in(o, o) == long_labels_in(F, F)) continue;
+            const Slot t = side == 1 ? transposed(op, o, kord) : transposed(op, kord, o);
+            const Slot& tx = (side == 1) == lhs_is_x ? t : X;
+            const Slot& ty = (side == 1) == lhs_is_x ? Y : t;
+            variants.push_back({side, side == 1 ? o : Fl, side == 2 ? o : Fr,
+                                numel(op.labels) + step_copies(tx, ty, Fx, Fy, K, lhs_is_x)});
+          }
+        }
+      for (const Variant& v : variants)
+        for (const Labels& border : candidate_orders(m, B)) {
+          Labels mem = v.fl;
+          for (auto l : v.fr) mem.push_back(l);
+          for (auto l : border) mem.push_back(l);
+          choices.push_back({lhs_is_x, v.transposed, v.transposed == 1 ? v.fl : v.fr, border, mem,
+                             v.cost + consumer_penalty(m, mem)});
+        }
     }
     const Choice* best = &choices.front();
     for (const Choice& c : choices)
@@ -586,31 +630,36 @@ void EinsumPlanBuilder::body() {
     const Labels& Fr = best->lhs_is_x ? Fy : Fx;
     double own = 0;
     bool release_l = releasable(sl), release_r = releasable(sr);
+    // Transposes slot `s` into [first, second, its other labels].
+    auto to_order = [&](int& s, bool& release, const Labels& first, const Labels& second) {
+      const Slot cur = slots_[static_cast<std::size_t>(s)];
+      const Labels want = transposed(cur, first, second).labels;
+      if (want == cur.labels && cur.dense) return;
+      EinsumInstr t{.op = EinsumOp::transpose, .a = s, .release_a = release};
+      for (auto l : want) t.axes.push_back(index_of(cur.labels, l));
+      s = emit(body_, t, want, true, true);
+      instr_copies_body_.resize(body_.size(), 0);
+      release = true;
+    };
     if (small) {
       // Transpose into [free, contracting, rest] / [contracting, free, rest].
-      Labels kord;
-      for (auto l : slots_[static_cast<std::size_t>(sl)].labels)
-        if (contains(K, l)) kord.push_back(l);
-      auto to_order = [&](int& s, bool& release, const Labels& first, const Labels& second) {
-        const Slot cur = slots_[static_cast<std::size_t>(s)];
-        Labels want = first;
-        for (auto l : second) want.push_back(l);
-        for (auto l : cur.labels)
-          if (!contains(want, l)) want.push_back(l);
-        if (want == cur.labels && cur.dense) return;
-        EinsumInstr t{.op = EinsumOp::transpose, .a = s, .release_a = release};
-        for (auto l : want) t.axes.push_back(index_of(cur.labels, l));
-        s = emit(body_, t, want, true, true);
-        instr_copies_body_.resize(body_.size(), 0);
-        release = true;
-      };
+      const Labels kord = k_order(slots_[static_cast<std::size_t>(sl)]);
       const Slot& l0 = slots_[static_cast<std::size_t>(sl)];
       if (!leads_with(l0, Fl, K)) to_order(sl, release_l, Fl, kord);
       const Slot& r0 = slots_[static_cast<std::size_t>(sr)];
       if (!leads_with(r0, K, Fr) || long_labels_in(r0.labels, K) != long_labels_in(kord, K))
         to_order(sr, release_r, kord, Fr);
     } else {
-      own = step_copies(X, Y, Fx, Fy, K, best->lhs_is_x);
+      if (best->transposed == 1) {
+        copies_ += numel(slots_[static_cast<std::size_t>(sl)].labels);
+        to_order(sl, release_l, best->free_order, k_order(slots_[static_cast<std::size_t>(sr)]));
+      } else if (best->transposed == 2) {
+        copies_ += numel(slots_[static_cast<std::size_t>(sr)].labels);
+        to_order(sr, release_r, k_order(slots_[static_cast<std::size_t>(sl)]), best->free_order);
+      }
+      const Slot& nx = slots_[static_cast<std::size_t>(best->lhs_is_x ? sl : sr)];
+      const Slot& ny = slots_[static_cast<std::size_t>(best->lhs_is_x ? sr : sl)];
+      own = step_copies(nx, ny, Fx, Fy, K, best->lhs_is_x);
     }
     const Slot& L = slots_[static_cast<std::size_t>(sl)];
     const Slot& R = slots_[static_cast<std::size_t>(sr)];
