@@ -604,7 +604,7 @@ void EinsumPlanBuilder::body() {
           const Slot& op = side == 1 ? Ls : Rs;
           const Labels& F = side == 1 ? Fl : Fr;
           const Labels kord = k_order(side == 1 ? Rs : Ls);
-          for (Labels& o : candidate_orders(m, F)) {
+          for (const Labels& o : candidate_orders(m, F)) {
             if (long_labels_in(o, o) == long_labels_in(F, F)) continue;
             const Slot t = side == 1 ? transposed(op, o, kord) : transposed(op, kord, o);
             const Slot& tx = (side == 1) == lhs_is_x ? t : X;
