@@ -49,7 +49,7 @@
 /// the consuming step, where that copies fewer elements than the consumer's
 /// copy of the result would. In
 /// tensornetwork_permutation_light_415 (opt_flops path, one core) that took
-/// 150-158 ms to 126-129. `predicted_copy_elements` counts those transposes
+/// 152-156 ms to 126-127. `predicted_copy_elements` counts those transposes
 /// and the operand elements that the kernel will still have to copy.
 ///
 /// Note [Einsum slicing]: with sliced labels (ContractionPath), the body of
