@@ -186,6 +186,23 @@ void BM_eager_matmul_2x2(benchmark::State& st) {
   }
 }
 
+// Permutations of [3]^16 (344 MiB, so on 4 KiB pages: Note [Huge pages]) whose
+// source unit axis sits behind other destination axes (Note [Gathered rows]
+// in src/tensor/strided_copy.cpp); not in the report's pattern file. `dst`
+// lists the source axis of each destination axis.
+std::vector<PermCase> cube3_cases() {
+  const std::vector<std::pair<std::string, DimVec>> cases{
+      {"unit_behind_9", {11, 12, 0, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 13, 14, 15}},
+      {"scattered", {6, 14, 1, 13, 0, 11, 7, 9, 2, 12, 10, 8, 3, 15, 4, 5}}};
+  std::vector<PermCase> out;
+  for (const auto& [id, dst] : cases) {
+    PermCase c{id, Shape(dst.size(), 3), DimVec(dst.size()), {}};
+    for (std::size_t i = 0; i < dst.size(); ++i) c.perm[static_cast<std::size_t>(dst[i])] = std::int64_t(i);
+    out.push_back(c);
+  }
+  return out;
+}
+
 int register_all() {
   for (const GemmCase& c : gemm_cases()) {
     benchmark::RegisterBenchmark(("dot_general/" + c.name).c_str(), BM_dot_general, c)->Unit(benchmark::kMillisecond);
@@ -196,6 +213,10 @@ int register_all() {
     benchmark::RegisterBenchmark(("permute/" + c.id).c_str(), BM_permute, c)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::RegisterBenchmark(("memcpy/" + c.id).c_str(), BM_memcpy, n)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::RegisterBenchmark(("memcpy_threads/" + c.id).c_str(), BM_memcpy_threads, n)->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
+  for (const PermCase& c : cube3_cases()) {
+    benchmark::RegisterBenchmark(("permute_cube3/" + c.id).c_str(), BM_permute, c)->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark(("memcpy_cube3/" + c.id).c_str(), BM_memcpy, shape_numel(c.shape))->Unit(benchmark::kMillisecond)->UseRealTime();
   }
   benchmark::RegisterBenchmark("eager/add_2x2", BM_eager_add_2x2);
   benchmark::RegisterBenchmark("eager/matmul_2x2", BM_eager_matmul_2x2);

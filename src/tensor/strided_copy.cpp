@@ -274,6 +274,7 @@ constexpr std::int64_t kBlockBytes = std::int64_t(256) << 10;  // in-place runs 
 constexpr std::int64_t kStreamedRun = std::int64_t(1) << 22;   // streamed runs grow while pd x ps <= this
 constexpr std::int64_t kBlockTiles = 16;                       // a streamed block is 16 x 16 tiles
 constexpr std::int64_t kDirectTiles = 4;                       // or 4 x 4 where it is written directly
+constexpr std::int64_t kMaxGatherStride = 16;                  // Note [Gathered rows]
 
 std::atomic<std::int64_t> g_stream_bytes{kStreamBytes};
 
@@ -376,14 +377,18 @@ __attribute__((target("avx512f"))) void tile8_avx512(std::uint64_t* d, const std
 // the run's ends hold fewer than 8 of its elements; those elements are
 // written one by one with ordinary stores. Lines k in [k0, k1) are written;
 // k runs to ceil(pd / 8) inclusive for the last ones.
+//
+// With Gather (Note [Gathered rows]) element (i, q) is s[f[i] + q * ss]
+// instead, read by one gather per row of a tile.
 struct ShiftStrip {
   std::uint64_t* row[8];    // row q at run index 0
   std::int64_t lq;          // rows in the strip
-  const std::uint64_t* s;   // element (i, q) at s[f[i] + q]
+  const std::uint64_t* s;   // element (i, q) at s[f[i] + q] (s[f[i] + q * ss] with Gather)
   const std::int64_t* f;    // source offset of run index i
   std::int64_t pd;          // run length
   const std::uint64_t* pf;  // prefetched: pf + f[i + pf_shift] for i in [pf_lo, pf_hi)
   std::int64_t pf_shift, pf_lo, pf_hi;
+  std::int64_t ss = 1;      // Gather: source stride between columns q (at most 8)
 };
 
 // Note [Interleaved rows]: a destination run shorter than a tile edge
@@ -435,30 +440,52 @@ void interleave8_any(std::uint64_t* d, const std::uint64_t* s, const std::int64_
   }
 }
 
+// The lines of the source row that starts at p (its 8 columns; ss lines
+// cover them with Gather).
+template <bool Gather>
+__attribute__((always_inline)) inline void prefetch_row(const std::uint64_t* p, std::int64_t ss) {
+  prefetch_l2(p);
+  if constexpr (Gather)
+    for (std::int64_t m = 1; m < ss; ++m) prefetch_l2(p + 8 * m);
+}
+
 // Tile k of the strip, transposed: out[q] lane p is element (8k + p, q);
-// rows outside the run read as zero.
+// rows outside the run read as zero. gidx: the column offsets q * ss.
+template <bool Gather>
 __attribute__((target("avx512f"), always_inline)) inline void shift_load8(const ShiftStrip& t, __mmask8 cols,
-                                                                         std::int64_t k, __m512i* out) {
+                                                                         __m512i gidx, std::int64_t k, __m512i* out) {
   __m512i r[8];
   for (std::int64_t p = 0; p < 8; ++p) {
     const std::int64_t i = 8 * k + p;
-    r[p] = i >= 0 && i < t.pd ? _mm512_maskz_loadu_epi64(cols, t.s + t.f[i]) : _mm512_setzero_si512();
-    if (i >= t.pf_lo && i < t.pf_hi) prefetch_l2(t.pf + t.f[i + t.pf_shift]);
+    if (i < 0 || i >= t.pd)
+      r[p] = _mm512_setzero_si512();
+    else if constexpr (Gather)
+      r[p] = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), cols, gidx, t.s + t.f[i], 8);
+    else
+      r[p] = _mm512_maskz_loadu_epi64(cols, t.s + t.f[i]);
+    if (i >= t.pf_lo && i < t.pf_hi) prefetch_row<Gather>(t.pf + t.f[i + t.pf_shift], t.ss);
   }
   transpose8x8(r, out);
 }
 
 // Lines k of a full strip (8 rows) whose tiles k-1 and k lie inside the run,
 // so that every line is whole: no bounds checks, the rows in registers.
+template <bool Gather>
 __attribute__((target("avx512f"), always_inline)) inline void shift_interior8(const ShiftStrip& t, const __m512i* idx,
-                                                                             const std::int64_t* o, __m512i* prev,
-                                                                             std::int64_t k, std::int64_t k_end) {
+                                                                             __m512i gidx, const std::int64_t* o,
+                                                                             __m512i* prev, std::int64_t k,
+                                                                             std::int64_t k_end) {
   for (; k < k_end; ++k) {
     __m512i r[8], cur[8];
     const std::int64_t* f = t.f + 8 * k;
-    for (int p = 0; p < 8; ++p) r[p] = _mm512_loadu_si512(t.s + f[p]);
+    for (int p = 0; p < 8; ++p) {
+      if constexpr (Gather)
+        r[p] = _mm512_i64gather_epi64(gidx, t.s + f[p], 8);
+      else
+        r[p] = _mm512_loadu_si512(t.s + f[p]);
+    }
     if (8 * k >= t.pf_lo && 8 * k + 8 <= t.pf_hi)
-      for (int p = 0; p < 8; ++p) prefetch_l2(t.pf + f[p + t.pf_shift]);
+      for (int p = 0; p < 8; ++p) prefetch_row<Gather>(t.pf + f[p + t.pf_shift], t.ss);
     transpose8x8(r, cur);
     for (int q = 0; q < 8; ++q) {
       _mm512_stream_si512(reinterpret_cast<__m512i*>(t.row[q] + 8 * (k - 1) + o[q]),
@@ -468,8 +495,10 @@ __attribute__((target("avx512f"), always_inline)) inline void shift_interior8(co
   }
 }
 
+template <bool Gather>
 __attribute__((target("avx512f"))) void shift_strip8(const ShiftStrip& t, std::int64_t k0, std::int64_t k1) {
   const __mmask8 cols = static_cast<__mmask8>((1u << t.lq) - 1);
+  const __m512i gidx = _mm512_set_epi64(7 * t.ss, 6 * t.ss, 5 * t.ss, 4 * t.ss, 3 * t.ss, 2 * t.ss, t.ss, 0);
   std::int64_t o[8] = {0};
   __m512i idx[8];
   const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
@@ -478,15 +507,15 @@ __attribute__((target("avx512f"))) void shift_strip8(const ShiftStrip& t, std::i
     idx[q] = _mm512_add_epi64(iota, _mm512_set1_epi64(o[q]));
   }
   __m512i prev[8], cur[8];
-  shift_load8(t, cols, k0 - 1, prev);
+  shift_load8<Gather>(t, cols, gidx, k0 - 1, prev);
   for (std::int64_t k = k0; k < k1; ++k) {
     if (t.lq == 8 && k >= 1 && 8 * k + 8 <= t.pd) {  // the interior: tiles k-1 and k inside the run
       const std::int64_t k_end = std::min(k1, t.pd / 8);
-      shift_interior8(t, idx, o, prev, k, k_end);
+      shift_interior8<Gather>(t, idx, gidx, o, prev, k, k_end);
       k = k_end - 1;
       continue;
     }
-    shift_load8(t, cols, k, cur);
+    shift_load8<Gather>(t, cols, gidx, k, cur);
     for (std::int64_t q = 0; q < t.lq; ++q) {
       const __m512i line = _mm512_permutex2var_epi64(prev[q], idx[q], cur[q]);
       const std::int64_t w = 8 * (k - 1) + o[q];  // run index of the line's first element
@@ -623,6 +652,115 @@ void copy_interleaved(std::uint64_t* dst, const std::uint64_t* src, const Axis* 
 }
 #endif
 
+// Note [Gathered rows]: when the source's unit axis is short (3 of
+// [3, 3, 3, ...]) and sits behind other axes in the destination, the
+// destination run stops before it, at fewer than 2 tiles (9 elements:
+// rows of mostly partial lines), and the copy ran at a quarter of memcpy
+// or less. For large (streamed) 8-byte copies with AVX-512 the source run
+// may instead start at an axis of small source stride ss (at most
+// kMaxGatherStride) whose destination run, the destination's contiguous
+// fastest axes before it, holds every axis of smaller nonzero source stride
+// (the short unit axis among them); both runs need 4 tiles' worth. Element
+// (i, q) is then src[f[i] + q * ss]: each tile row is one gather of 8
+// elements spanning ss lines, which the block's other rows read too, and
+// the destination is written as shifted lines (Note [Shifted lines]).
+// Measured (bench_core --benchmark_filter=cube3: f64 [3]^16, 344 MiB on
+// 4 KiB pages (Note [Huge pages]), one pinned core, 2-vCPU AMD EPYC, old and
+// new alternating, memcpy / permutation): unit_behind_9 0.23-0.24 ->
+// 0.57-0.71, scattered 0.13-0.14 -> 0.55-0.62; at two threads 78 -> 46 ms
+// and 126 -> 52 ms. None of the report's patterns takes this path.
+#if defined(__x86_64__)
+bool copy_gathered(std::uint64_t* dst, const std::uint64_t* src, const Axis* axes, int rank) {
+  constexpr std::int64_t B = 8;
+  bool in_run[64] = {false};
+  int drun[64], srun[64], nd = 0, ns = 0;
+  std::int64_t pd = 1, ps = 1, ss = 0;
+  // The source run's first axis sa: the smallest source stride ss in (1, kMaxGatherStride]
+  // whose destination run (the destination's contiguous fastest axes before sa) holds
+  // every axis of a smaller nonzero source stride and at least 4 tiles' rows.
+  int sa = -1;
+  for (int c = 1; c < rank; ++c) {
+    const std::int64_t sc = axes[c].ss;
+    if (sc <= 1 || sc > kMaxGatherStride || (sa >= 0 && sc >= ss)) continue;
+    std::int64_t p = 1;
+    int n = 0;
+    for (; n < c && axes[n].ds == p && p * axes[n].n <= kMaxRun; ++n) p *= axes[n].n;
+    bool holds = p >= 4 * B;
+    for (int k = n; k < rank && holds; ++k) holds = !(axes[k].ss != 0 && std::llabs(axes[k].ss) < sc);
+    if (holds) {
+      sa = c;
+      ss = sc;
+      nd = n;
+      pd = p;
+    }
+  }
+  if (sa < 0) return false;
+  for (int i = 0; i < nd; ++i) {
+    drun[i] = i;
+    in_run[i] = true;
+  }
+  srun[ns++] = sa;
+  in_run[sa] = true;
+  ps = axes[sa].n;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int k = 0; k < rank && !grew; ++k)
+      if (!in_run[k] && axes[k].ss == ss * ps && ps * axes[k].n <= kMaxRun) {
+        srun[ns++] = k;
+        in_run[k] = true;
+        ps *= axes[k].n;
+        grew = true;
+      }
+  }
+  if (ps < 4 * B) return false;
+  std::vector<std::int64_t> f(static_cast<std::size_t>(pd)), g(static_cast<std::size_t>(ps));
+  fill_offsets(f.data(), drun, nd, axes, false);
+  fill_offsets(g.data(), srun, ns, axes, true);
+  // The other axes are outer loops, by source stride.
+  Axis outer[64];
+  int no = 0;
+  for (int i = 0; i < rank; ++i)
+    if (!in_run[i]) {
+      int b = no++;
+      for (; b > 0 && std::llabs(outer[b - 1].ss) > std::llabs(axes[i].ss); --b) outer[b] = outer[b - 1];
+      outer[b] = axes[i];
+    }
+  const std::int64_t BI = kBlockTiles * B;
+  auto blocks = [&](std::uint64_t* d, const std::uint64_t* s) {
+    for (std::int64_t i0 = 0; i0 < pd; i0 += BI)
+      for (std::int64_t j0 = 0; j0 < ps; j0 += BI) {
+        const std::int64_t li = std::min(BI, pd - i0), lj = std::min(BI, ps - j0);
+        std::int64_t ni0 = i0, nj0 = j0 + BI;  // the next block, whose rows are prefetched
+        if (nj0 >= ps) {
+          nj0 = 0;
+          ni0 += BI;
+        }
+        const std::int64_t nli = ni0 < pd ? std::min(BI, pd - ni0) : 0, nlj = std::min(BI, ps - nj0);
+        for (std::int64_t jt = 0; jt < lj; jt += B) {
+          ShiftStrip t{};
+          t.lq = std::min(B, lj - jt);
+          for (std::int64_t q = 0; q < t.lq; ++q) t.row[q] = d + g[static_cast<std::size_t>(j0 + jt + q)];
+          t.s = s + (j0 + jt) * ss;
+          t.f = f.data();
+          t.pd = pd;
+          t.pf = s + (nj0 + jt) * ss;
+          t.pf_shift = ni0 - i0;
+          t.pf_lo = i0;
+          t.pf_hi = jt < nlj ? i0 + nli : i0;
+          t.ss = ss;
+          shift_strip8<true>(t, i0 / B, i0 + li == pd ? (pd + B - 1) / B + 1 : (i0 + li) / B);
+        }
+      }
+  };
+  if (no == 0)
+    blocks(dst, src);
+  else
+    for_each_outer(dst, src, outer, 0, no, blocks);
+  _mm_sfence();
+  return true;
+}
+#endif
+
 // Copies through B x B tiles if the layouts allow it (Note [Transpose tiles]);
 // false (nothing written) otherwise. `axes` is in destination stride order.
 template <class E>
@@ -678,6 +816,15 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank, std::int64_t w
                        rank, nd, f, pd, stream);
       return true;
     }
+  }
+#endif
+#if defined(__x86_64__)
+  if constexpr (sizeof(E) == 8) {
+    if (stream && axes[sf].n < B && pd < 2 * B && g_isa_cap.load(std::memory_order_relaxed) >= CopyIsa::avx512 &&
+        cpu_has_avx512() &&
+        copy_gathered(reinterpret_cast<std::uint64_t*>(dst), reinterpret_cast<const std::uint64_t*>(src), axes,
+                      rank))
+      return true;
   }
 #endif
   add_src(sf);
@@ -793,7 +940,7 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank, std::int64_t w
               t.pf_shift = ni0 - i0;
               t.pf_lo = i0;
               t.pf_hi = jt < nlj ? i0 + nli : i0;
-              shift_strip8(t, i0 / B, i0 + li == pd ? (pd + B - 1) / B + 1 : (i0 + li) / B);
+              shift_strip8<false>(t, i0 / B, i0 + li == pd ? (pd + B - 1) / B + 1 : (i0 + li) / B);
             }
             continue;
           }

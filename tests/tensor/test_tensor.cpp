@@ -411,6 +411,8 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
       if (trial % 10 == 8)  // a short first axis kept in place: its runs move as one wide element
         shape = {std::int64_t{1} << (1 + rng() % 3), 3 + static_cast<std::int64_t>(rng() % 30),
                  5 + static_cast<std::int64_t>(rng() % 30)};
+      if (trial % 20 == 15)  // axes of 3 with the source's unit axis behind a far one (Note [Gathered rows])
+        shape = Shape(8, 3);
       if (trial % 20 == 5)  // runs longer than a streamed block (16 x 16 tiles): several blocks per run
         shape = {129 + static_cast<std::int64_t>(rng() % 200), 129 + static_cast<std::int64_t>(rng() % 100),
                  1 + static_cast<std::int64_t>(rng() % 2)};
@@ -433,6 +435,31 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
         sl.strides = {shape[1] + gap, 1, (shape[1] + gap) * shape[0]};
         sl.origin = 0;
         sl.span = (shape[1] + gap) * shape[0] * shape[2];
+      }
+      if (trial % 20 == 15) {  // dst column-major; src dense, axis 0 of the destination far in the source
+        dl.strides = col_major_strides(shape);
+        dl.origin = 0;
+        dl.span = shape_numel(shape);
+        // Source axes, fastest first: the unit axis 1 or 2 (or 1 and 2), then
+        // 4, then 5..7 in any order (destination axes 0..3 gathered from rows
+        // of stride 3 or 9), then the others in any order.
+        std::vector<std::size_t> order{1 + rng() % 2}, tail{5, 6, 7}, rest;
+        if (rng() % 2 == 0) order = {1, 2};
+        order.push_back(4);
+        std::shuffle(tail.begin(), tail.end(), rng);
+        order.insert(order.end(), tail.begin(), tail.end());
+        for (std::size_t k : {0, 1, 2, 3})
+          if (std::find(order.begin(), order.end(), k) == order.end()) rest.push_back(k);
+        std::shuffle(rest.begin(), rest.end(), rng);
+        order.insert(order.end(), rest.begin(), rest.end());
+        sl.strides = Strides(rank, 0);
+        std::int64_t st = 1;
+        for (std::size_t k : order) {
+          sl.strides[k] = st;
+          st *= shape[k];
+        }
+        sl.origin = 0;
+        sl.span = st;
       }
       if (trial % 10 == 8) {  // dst column-major; src [0, 2, 1] with axis 0 contiguous, sometimes a gap after it
         dl.strides = col_major_strides(shape);

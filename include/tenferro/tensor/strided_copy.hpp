@@ -16,9 +16,10 @@
 /// in-register transpositions (AVX-512 or AVX2, chosen at run time) when both
 /// sides have a contiguous run of at least a cache line of elements; large
 /// outputs are written with streaming (non-temporal) stores of whole cache
-/// lines, and a short destination run before the source's unit axis is
+/// lines, a short destination run before the source's unit axis is
 /// interleaved in registers (Note [Transpose tiles] in
-/// src/tensor/strided_copy.cpp).
+/// src/tensor/strided_copy.cpp), and a short source unit axis behind other
+/// destination axes is read with gathers (Note [Gathered rows]).
 
 #include <cstddef>
 #include <cstdint>
