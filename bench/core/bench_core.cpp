@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tenferro/cpu.hpp"
@@ -186,17 +187,21 @@ void BM_eager_matmul_2x2(benchmark::State& st) {
   }
 }
 
-// Permutations of [3]^16 (344 MiB, so on 4 KiB pages: Note [Huge pages]) whose
-// source unit axis sits behind other destination axes (Note [Gathered rows]
-// in src/tensor/strided_copy.cpp); not in the report's pattern file. `dst`
-// lists the source axis of each destination axis.
-std::vector<PermCase> cube3_cases() {
-  const std::vector<std::pair<std::string, DimVec>> cases{
-      {"unit_behind_9", {11, 12, 0, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 13, 14, 15}},
-      {"scattered", {6, 14, 1, 13, 0, 11, 7, 9, 2, 12, 10, 8, 3, 15, 4, 5}}};
+// Permutations whose destination run is short before or after the source's
+// unit axis (Note [Gathered rows], Note [Interleaved rows] in
+// src/tensor/strided_copy.cpp); not in the report's pattern file. `dst`
+// lists the source axis of each destination axis. The [3]^16 ones are 344
+// MiB, so on 4 KiB pages (Note [Huge pages]).
+std::vector<PermCase> short_run_cases() {
+  const std::vector<std::tuple<std::string, Shape, DimVec>> cases{
+      {"cube3_unit_behind_9", Shape(16, 3), {11, 12, 0, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 13, 14, 15}},
+      {"cube3_scattered", Shape(16, 3), {6, 14, 1, 13, 0, 11, 7, 9, 2, 12, 10, 8, 3, 15, 4, 5}},
+      {"cube3_unit_after_9", Shape(16, 3), {10, 5, 0, 1, 9, 4, 6, 2, 3, 12, 11, 14, 8, 13, 7, 15}},
+      {"swap_12x10", {12, 10, 100, 100, 10}, {1, 0, 2, 3, 4}},
+      {"swap_9x12", {9, 12, 100, 100, 10}, {1, 0, 2, 3, 4}}};
   std::vector<PermCase> out;
-  for (const auto& [id, dst] : cases) {
-    PermCase c{id, Shape(dst.size(), 3), DimVec(dst.size()), {}};
+  for (const auto& [id, shape, dst] : cases) {
+    PermCase c{id, shape, DimVec(dst.size()), {}};
     for (std::size_t i = 0; i < dst.size(); ++i) c.perm[static_cast<std::size_t>(dst[i])] = std::int64_t(i);
     out.push_back(c);
   }
@@ -214,9 +219,9 @@ int register_all() {
     benchmark::RegisterBenchmark(("memcpy/" + c.id).c_str(), BM_memcpy, n)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::RegisterBenchmark(("memcpy_threads/" + c.id).c_str(), BM_memcpy_threads, n)->Unit(benchmark::kMillisecond)->UseRealTime();
   }
-  for (const PermCase& c : cube3_cases()) {
-    benchmark::RegisterBenchmark(("permute_cube3/" + c.id).c_str(), BM_permute, c)->Unit(benchmark::kMillisecond)->UseRealTime();
-    benchmark::RegisterBenchmark(("memcpy_cube3/" + c.id).c_str(), BM_memcpy, shape_numel(c.shape))->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (const PermCase& c : short_run_cases()) {
+    benchmark::RegisterBenchmark(("permute_short_runs/" + c.id).c_str(), BM_permute, c)->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark(("memcpy_short_runs/" + c.id).c_str(), BM_memcpy, shape_numel(c.shape))->Unit(benchmark::kMillisecond)->UseRealTime();
   }
   benchmark::RegisterBenchmark("eager/add_2x2", BM_eager_add_2x2);
   benchmark::RegisterBenchmark("eager/matmul_2x2", BM_eager_matmul_2x2);

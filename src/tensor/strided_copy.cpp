@@ -391,40 +391,56 @@ struct ShiftStrip {
   std::int64_t ss = 1;      // Gather: source stride between columns q (at most 8)
 };
 
-// Note [Interleaved rows]: a destination run shorter than a tile edge
-// (pd < 8 elements, e.g. a small axis moved to the front) followed by the
-// source's unit-stride axis: dst[i + pd * k] = src[f[i] + k]. Each step reads
-// 8 elements from each of the pd source rows (sequential streams) and writes
-// pd whole vectors of the destination, lane l of output vector m being row
-// (8m + l) % pd, column (8m + l) / pd: one masked permute per row and output.
+// Note [Interleaved rows]: a destination run shorter than two tile edges
+// and not one (pd < 16 elements, pd != 8; e.g. a small axis moved to the
+// front) followed by the source's unit-stride axis: dst[i + pd * k] =
+// src[f[i] + k]. Each step reads 8 elements from each of the pd source rows
+// (sequential streams) and writes pd whole vectors of the destination, lane
+// l of output vector m being row (8m + l) % pd, column (8m + l) / pd: one
+// masked permute per row and output below 8 rows, one per lane from 9 on.
+// The last step's columns (n % 8) use masked loads and stores. Runs of
+// 9..15 went through tiles before, mostly partial ones; measured (bench_core
+// --benchmark_filter=short_runs, f64, one pinned core, 2-vCPU AMD EPYC, old
+// and new alternating, memcpy / permutation): swap_9x12 0.36 -> 1.00,
+// swap_12x10 0.43 -> 0.70, cube3_unit_after_9 0.23 -> 0.43 (149 -> 76 ms).
 template <int PD, bool Stream>
 __attribute__((target("avx512f"))) void interleave8(std::uint64_t* d, const std::uint64_t* s, const std::int64_t* f,
                                                     std::int64_t n) {
   __m512i idx[PD];
-  __mmask8 mask[PD][PD] = {};
+  __mmask8 mask[PD][PD < 8 ? PD : 1] = {};
   for (int m = 0; m < PD; ++m) {
     alignas(64) std::int64_t col[8];
     for (int l = 0; l < 8; ++l) {
       col[l] = (8 * m + l) / PD;
-      mask[m][(8 * m + l) % PD] = static_cast<__mmask8>(mask[m][(8 * m + l) % PD] | (1u << l));
+      if constexpr (PD < 8)
+        mask[m][(8 * m + l) % PD] = static_cast<__mmask8>(mask[m][(8 * m + l) % PD] | (1u << l));
     }
     idx[m] = _mm512_load_si512(col);
   }
-  std::int64_t k = 0;
-  for (; k + 8 <= n; k += 8) {
+  for (std::int64_t k = 0; k < n; k += 8) {
+    // The last step may hold fewer than 8 columns: masked loads and stores.
+    const std::int64_t cols = std::min<std::int64_t>(8, n - k);
+    const __mmask8 load_mask = static_cast<__mmask8>((1u << cols) - 1);
     __m512i v[PD];
-    for (int r = 0; r < PD; ++r) v[r] = _mm512_loadu_si512(s + f[r] + k);
-    for (int m = 0; m < PD; ++m) {
+    for (int r = 0; r < PD; ++r)
+      v[r] = cols == 8 ? _mm512_loadu_si512(s + f[r] + k) : _mm512_maskz_loadu_epi64(load_mask, s + f[r] + k);
+    for (int m = 0; m < PD && 8 * m < PD * cols; ++m) {
       __m512i out = _mm512_setzero_si512();
-      for (int r = 0; r < PD; ++r) out = _mm512_mask_permutexvar_epi64(out, mask[m][r], idx[m], v[r]);
-      if constexpr (Stream)
+      if constexpr (PD < 8) {
+        for (int r = 0; r < PD; ++r) out = _mm512_mask_permutexvar_epi64(out, mask[m][r], idx[m], v[r]);
+      } else {  // the 8 lanes come from 8 different rows
+        for (int l = 0; l < 8; ++l)
+          out = _mm512_mask_permutexvar_epi64(out, static_cast<__mmask8>(1u << l), idx[m], v[(8 * m + l) % PD]);
+      }
+      if (cols < 8)
+        _mm512_mask_storeu_epi64(d + PD * k + 8 * m,
+                                 static_cast<__mmask8>((1u << std::min<std::int64_t>(8, PD * cols - 8 * m)) - 1), out);
+      else if constexpr (Stream)
         _mm512_stream_si512(reinterpret_cast<__m512i*>(d + PD * k + 8 * m), out);
       else
         _mm512_storeu_si512(d + PD * k + 8 * m, out);
     }
   }
-  for (; k < n; ++k)
-    for (int r = 0; r < PD; ++r) d[PD * k + r] = s[f[r] + k];
 }
 
 template <bool Stream>
@@ -436,7 +452,14 @@ void interleave8_any(std::uint64_t* d, const std::uint64_t* s, const std::int64_
     case 4: return interleave8<4, Stream>(d, s, f, n);
     case 5: return interleave8<5, Stream>(d, s, f, n);
     case 6: return interleave8<6, Stream>(d, s, f, n);
-    default: return interleave8<7, Stream>(d, s, f, n);
+    case 7: return interleave8<7, Stream>(d, s, f, n);
+    case 9: return interleave8<9, Stream>(d, s, f, n);
+    case 10: return interleave8<10, Stream>(d, s, f, n);
+    case 11: return interleave8<11, Stream>(d, s, f, n);
+    case 12: return interleave8<12, Stream>(d, s, f, n);
+    case 13: return interleave8<13, Stream>(d, s, f, n);
+    case 14: return interleave8<14, Stream>(d, s, f, n);
+    default: return interleave8<15, Stream>(d, s, f, n);
   }
 }
 
@@ -664,11 +687,12 @@ void copy_interleaved(std::uint64_t* dst, const std::uint64_t* src, const Axis* 
 // (i, q) is then src[f[i] + q * ss]: each tile row is one gather of 8
 // elements spanning ss lines, which the block's other rows read too, and
 // the destination is written as shifted lines (Note [Shifted lines]).
-// Measured (bench_core --benchmark_filter=cube3: f64 [3]^16, 344 MiB on
-// 4 KiB pages (Note [Huge pages]), one pinned core, 2-vCPU AMD EPYC, old and
-// new alternating, memcpy / permutation): unit_behind_9 0.23-0.24 ->
-// 0.57-0.71, scattered 0.13-0.14 -> 0.55-0.62; at two threads 78 -> 46 ms
-// and 126 -> 52 ms. None of the report's patterns takes this path.
+// Measured (bench_core --benchmark_filter=short_runs: f64 [3]^16, 344 MiB
+// on 4 KiB pages (Note [Huge pages]), one pinned core, 2-vCPU AMD EPYC, old
+// and new alternating, memcpy / permutation): cube3_unit_behind_9
+// 0.23-0.24 -> 0.57-0.71, cube3_scattered 0.13-0.14 -> 0.55-0.62; at two
+// threads 78 -> 46 ms and 126 -> 52 ms. None of the report's patterns takes
+// this path.
 #if defined(__x86_64__)
 bool copy_gathered(std::uint64_t* dst, const std::uint64_t* src, const Axis* axes, int rank) {
   constexpr std::int64_t B = 8;
@@ -808,9 +832,9 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank, std::int64_t w
   for (int i = 0; pd < B && (i = next_dst()) >= 0;) add_dst(i);
 #if defined(__x86_64__)
   if constexpr (sizeof(E) == 8) {
-    if (pd > 1 && pd < B && sf == nd && axes[sf].ds == pd && axes[sf].n >= 8 &&
+    if (pd > 1 && pd < 2 * B && pd != B && sf == nd && axes[sf].ds == pd && axes[sf].n >= 8 &&
         g_isa_cap.load(std::memory_order_relaxed) >= CopyIsa::avx512 && cpu_has_avx512()) {
-      std::int64_t f[8];
+      std::int64_t f[2 * B];
       fill_offsets(f, drun, nd, axes, false);
       copy_interleaved(reinterpret_cast<std::uint64_t*>(dst), reinterpret_cast<const std::uint64_t*>(src), axes,
                        rank, nd, f, pd, stream);
