@@ -189,7 +189,8 @@ void BM_eager_matmul_2x2(benchmark::State& st) {
 
 // Permutations whose destination run is short before or after the source's
 // unit axis (Note [Gathered rows], Note [Interleaved rows] in
-// src/tensor/strided_copy.cpp); not in the report's pattern file. `dst`
+// src/tensor/strided_copy.cpp) or that keep a first axis of 24 in place;
+// not in the report's pattern file. `dst`
 // lists the source axis of each destination axis. The [3]^16 ones are 344
 // MiB, so on 4 KiB pages (Note [Huge pages]).
 std::vector<PermCase> short_run_cases() {
@@ -198,7 +199,8 @@ std::vector<PermCase> short_run_cases() {
       {"cube3_scattered", Shape(16, 3), {6, 14, 1, 13, 0, 11, 7, 9, 2, 12, 10, 8, 3, 15, 4, 5}},
       {"cube3_unit_after_9", Shape(16, 3), {10, 5, 0, 1, 9, 4, 6, 2, 3, 12, 11, 14, 8, 13, 7, 15}},
       {"swap_12x10", {12, 10, 100, 100, 10}, {1, 0, 2, 3, 4}},
-      {"swap_9x12", {9, 12, 100, 100, 10}, {1, 0, 2, 3, 4}}};
+      {"swap_9x12", {9, 12, 100, 100, 10}, {1, 0, 2, 3, 4}},
+      {"keep_first_24", {24, 6, 7, 24, 20, 30}, {0, 4, 5, 3, 1, 2}}};
   std::vector<PermCase> out;
   for (const auto& [id, shape, dst] : cases) {
     PermCase c{id, shape, DimVec(dst.size()), {}};

@@ -411,6 +411,9 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
       if (trial % 10 == 8)  // a short first axis kept in place: its runs move as one wide element
         shape = {std::int64_t{1} << (1 + rng() % 3), 3 + static_cast<std::int64_t>(rng() % 30),
                  5 + static_cast<std::int64_t>(rng() % 30)};
+      if (trial % 20 == 12)  // a first axis of 17..56 kept in place, the others swapped: runs of it copied whole
+        shape = {17 + static_cast<std::int64_t>(rng() % 40), 3 + static_cast<std::int64_t>(rng() % 5),
+                 4 + static_cast<std::int64_t>(rng() % 5)};
       if (trial % 20 == 15)  // axes of 3 with the source's unit axis behind a far one (Note [Gathered rows])
         shape = Shape(8, 3);
       if (trial % 20 == 5)  // runs longer than a streamed block (16 x 16 tiles): several blocks per run
@@ -435,6 +438,14 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
         sl.strides = {shape[1] + gap, 1, (shape[1] + gap) * shape[0]};
         sl.origin = 0;
         sl.span = (shape[1] + gap) * shape[0] * shape[2];
+      }
+      if (trial % 20 == 12) {  // dst column-major; src [0, 2, 1]
+        dl.strides = col_major_strides(shape);
+        dl.origin = 0;
+        dl.span = shape_numel(shape);
+        sl.strides = {1, shape[0] * shape[2], shape[0]};
+        sl.origin = 0;
+        sl.span = shape_numel(shape);
       }
       if (trial % 20 == 15) {  // dst column-major; src dense, axis 0 of the destination far in the source
         dl.strides = col_major_strides(shape);
