@@ -394,7 +394,7 @@ struct ShiftStrip {
   std::int64_t pd;          // run length
   const std::uint64_t* pf;  // prefetched: pf + f[i + pf_shift] for i in [pf_lo, pf_hi)
   std::int64_t pf_shift, pf_lo, pf_hi;
-  std::int64_t ss = 1;      // Gather: source stride between columns q (at most 8)
+  std::int64_t ss = 1;      // Gather: source stride between columns q (at most kMaxGatherStride)
 };
 
 // Note [Interleaved rows]: a destination run shorter than two tile edges
