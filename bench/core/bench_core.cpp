@@ -200,7 +200,8 @@ std::vector<PermCase> short_run_cases() {
       {"cube3_unit_after_9", Shape(16, 3), {10, 5, 0, 1, 9, 4, 6, 2, 3, 12, 11, 14, 8, 13, 7, 15}},
       {"swap_12x10", {12, 10, 100, 100, 10}, {1, 0, 2, 3, 4}},
       {"swap_9x12", {9, 12, 100, 100, 10}, {1, 0, 2, 3, 4}},
-      {"keep_first_24", {24, 6, 7, 24, 20, 30}, {0, 4, 5, 3, 1, 2}}};
+      {"keep_first_24", {24, 6, 7, 24, 20, 30}, {0, 4, 5, 3, 1, 2}},
+      {"swap_9x12_scattered", {12, 50, 20, 9, 7, 6}, {3, 0, 2, 4, 5, 1}}};
   std::vector<PermCase> out;
   for (const auto& [id, shape, dst] : cases) {
     PermCase c{id, shape, DimVec(dst.size()), {}};

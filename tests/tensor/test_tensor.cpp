@@ -407,7 +407,7 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
       if (trial % 10 == 7) shape = Shape(6, 4 + static_cast<std::int64_t>(trial % 3));  // reversals of many short axes
       if (trial % 10 == 1)  // a short axis moved to the front (Note [Interleaved rows])
         shape = {2 + static_cast<std::int64_t>(rng() % 14), 8 + static_cast<std::int64_t>(rng() % 60),
-                 1 + static_cast<std::int64_t>(rng() % 3)};
+                 1 + static_cast<std::int64_t>(rng() % 3), 1 + static_cast<std::int64_t>(rng() % 3)};
       if (trial % 10 == 8)  // a short first axis kept in place: its runs move as one wide element
         shape = {std::int64_t{1} << (1 + rng() % 3), 3 + static_cast<std::int64_t>(rng() % 30),
                  5 + static_cast<std::int64_t>(rng() % 30)};
@@ -430,14 +430,15 @@ TEST(Copies, StridedCopyMatchesNaiveLoop) {
         sl.origin = 0;
         sl.span = shape_numel(shape);
       }
-      if (trial % 10 == 1) {  // the destination column-major, the source's unit axis is axis 1
+      if (trial % 10 == 1) {  // the destination column-major; the source [1, 0, 3, 2], its unit axis axis 1
         dl.strides = col_major_strides(shape);
         dl.origin = 0;
         dl.span = shape_numel(shape);
         const std::int64_t gap = static_cast<std::int64_t>(rng() % 2);
-        sl.strides = {shape[1] + gap, 1, (shape[1] + gap) * shape[0]};
+        const std::int64_t s3 = (shape[1] + gap) * shape[0];
+        sl.strides = {shape[1] + gap, 1, s3 * shape[3], s3};
         sl.origin = 0;
-        sl.span = (shape[1] + gap) * shape[0] * shape[2];
+        sl.span = s3 * shape[3] * shape[2];
       }
       if (trial % 20 == 12) {  // dst column-major; src [0, 2, 1]
         dl.strides = col_major_strides(shape);
