@@ -358,8 +358,9 @@ TEST(Copies, CopyFromAnyLayoutAndOverlapping) {
 // strides, negative strides, zero source strides, every element size, and
 // each instruction set the CPU has (the cap selects AVX-512, AVX2, scalar),
 // in place and streamed (the paths of large outputs: direct, shifted lines,
-// buffered), short destination runs interleaved, short shared first runs
-// moved as wide elements.
+// buffered), destination runs of 2..15 elements interleaved, short source
+// unit axes gathered (Note [Gathered rows]), shared first runs moved as wide
+// elements or copied whole.
 struct RawLayout {
   Strides strides;
   std::int64_t origin = 0;  // element offset of index 0 inside the buffer
