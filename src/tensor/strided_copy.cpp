@@ -42,6 +42,14 @@ struct Axis {
   std::int64_t n, ds, ss;  // extent, destination stride, source stride
 };
 
+// Appends `a` to list[0..n), which stays sorted by |source stride| (outer
+// loops in source order).
+inline void insert_by_source(Axis* list, int& n, const Axis& a) {
+  int b = n++;
+  for (; b > 0 && std::llabs(list[b - 1].ss) > std::llabs(a.ss); --b) list[b] = list[b - 1];
+  list[b] = a;
+}
+
 // Calls body(d, s) at every index of axes[first..rank), an odometer with
 // axes[first] fastest; d and s advance by the axes' strides.
 template <class E, class F>
@@ -281,6 +289,29 @@ constexpr std::int64_t kStreamedRun = std::int64_t(1) << 22;   // streamed runs 
 constexpr std::int64_t kBlockTiles = 16;                       // a streamed block is 16 x 16 tiles
 constexpr std::int64_t kDirectTiles = 4;                       // or 4 x 4 where it is written directly
 constexpr std::int64_t kMaxGatherStride = 16;                  // Note [Gathered rows]
+
+// A block of a streamed copy: run indices [i0, i0 + li) of the destination
+// run and [j0, j0 + lj) of the source run, and the next block's (nli = 0
+// after the last), whose source lines are prefetched while this one is copied.
+struct StreamBlock {
+  std::int64_t i0, li, j0, lj, ni0, nli, nj0, nlj;
+};
+
+// Calls body(block) for the bi x bi blocks of a pd x ps transposition, the
+// source run's blocks innermost.
+template <class F>
+void for_each_stream_block(std::int64_t pd, std::int64_t ps, std::int64_t bi, F&& body) {
+  for (std::int64_t i0 = 0; i0 < pd; i0 += bi)
+    for (std::int64_t j0 = 0; j0 < ps; j0 += bi) {
+      std::int64_t ni0 = i0, nj0 = j0 + bi;
+      if (nj0 >= ps) {
+        nj0 = 0;
+        ni0 += bi;
+      }
+      body(StreamBlock{i0, std::min(bi, pd - i0), j0, std::min(bi, ps - j0), ni0,
+                       ni0 < pd ? std::min(bi, pd - ni0) : 0, nj0, std::min(bi, ps - nj0)});
+    }
+}
 
 std::atomic<std::int64_t> g_stream_bytes{kStreamBytes};
 
@@ -583,6 +614,29 @@ __attribute__((target("avx512f"))) void shift_strip8(const ShiftStrip& t, std::i
   }
 }
 
+// Block b of a streamed copy as shifted lines, in strips of 8 source-run
+// columns: element (i, j) at s + f[i] + j * ss (with Gather, rows read by
+// gathers; ss = 1 without), destination row j at d + g[j].
+template <bool Gather>
+void shift_block(std::uint64_t* d, const std::uint64_t* s, const std::int64_t* f, const std::int64_t* g,
+                 std::int64_t pd, std::int64_t ss, const StreamBlock& b) {
+  constexpr std::int64_t B = 8;
+  for (std::int64_t jt = 0; jt < b.lj; jt += B) {
+    ShiftStrip t{};
+    t.lq = std::min(B, b.lj - jt);
+    for (std::int64_t q = 0; q < t.lq; ++q) t.row[q] = d + g[static_cast<std::size_t>(b.j0 + jt + q)];
+    t.s = s + (b.j0 + jt) * ss;
+    t.f = f;
+    t.pd = pd;
+    t.pf = s + (b.nj0 + jt) * ss;
+    t.pf_shift = b.ni0 - b.i0;
+    t.pf_lo = b.i0;
+    t.pf_hi = jt < b.nlj ? b.i0 + b.nli : b.i0;
+    t.ss = ss;
+    shift_strip8<Gather>(t, b.i0 / B, b.i0 + b.li == pd ? (pd + B - 1) / B + 1 : (b.i0 + b.li) / B);
+  }
+}
+
 // Stream: non-temporal stores, for destination rows aligned to 64 bytes.
 template <bool Stream>
 __attribute__((target("avx2"))) inline void store256(void* p, __m256i v) {
@@ -696,11 +750,7 @@ void copy_interleaved(std::uint64_t* dst, const std::uint64_t* src, const Axis* 
   for (int i = nd + 1; i < rank; ++i) nt = nt && axes[i].ds % 8 == 0;
   Axis outer[64];
   int no = 0;
-  for (int i = nd + 1; i < rank; ++i) {
-    int b = no++;
-    for (; b > 0 && std::llabs(outer[b - 1].ss) > std::llabs(axes[i].ss); --b) outer[b] = outer[b - 1];
-    outer[b] = axes[i];
-  }
+  for (int i = nd + 1; i < rank; ++i) insert_by_source(outer, no, axes[i]);
   for_each_outer(dst, src, outer, 0, no, [&](std::uint64_t* d, const std::uint64_t* s) {
     if (nt)
       interleave8_any<true>(d, s, f, pd, n);
@@ -780,37 +830,10 @@ bool copy_gathered(std::uint64_t* dst, const std::uint64_t* src, const Axis* axe
   Axis outer[64];
   int no = 0;
   for (int i = 0; i < rank; ++i)
-    if (!in_run[i]) {
-      int b = no++;
-      for (; b > 0 && std::llabs(outer[b - 1].ss) > std::llabs(axes[i].ss); --b) outer[b] = outer[b - 1];
-      outer[b] = axes[i];
-    }
-  const std::int64_t BI = kBlockTiles * B;
+    if (!in_run[i]) insert_by_source(outer, no, axes[i]);
   auto blocks = [&](std::uint64_t* d, const std::uint64_t* s) {
-    for (std::int64_t i0 = 0; i0 < pd; i0 += BI)
-      for (std::int64_t j0 = 0; j0 < ps; j0 += BI) {
-        const std::int64_t li = std::min(BI, pd - i0), lj = std::min(BI, ps - j0);
-        std::int64_t ni0 = i0, nj0 = j0 + BI;  // the next block, whose rows are prefetched
-        if (nj0 >= ps) {
-          nj0 = 0;
-          ni0 += BI;
-        }
-        const std::int64_t nli = ni0 < pd ? std::min(BI, pd - ni0) : 0, nlj = std::min(BI, ps - nj0);
-        for (std::int64_t jt = 0; jt < lj; jt += B) {
-          ShiftStrip t{};
-          t.lq = std::min(B, lj - jt);
-          for (std::int64_t q = 0; q < t.lq; ++q) t.row[q] = d + g[static_cast<std::size_t>(j0 + jt + q)];
-          t.s = s + (j0 + jt) * ss;
-          t.f = f.data();
-          t.pd = pd;
-          t.pf = s + (nj0 + jt) * ss;
-          t.pf_shift = ni0 - i0;
-          t.pf_lo = i0;
-          t.pf_hi = jt < nlj ? i0 + nli : i0;
-          t.ss = ss;
-          shift_strip8<true>(t, i0 / B, i0 + li == pd ? (pd + B - 1) / B + 1 : (i0 + li) / B);
-        }
-      }
+    for_each_stream_block(pd, ps, kBlockTiles * B,
+                          [&](const StreamBlock& b) { shift_block<true>(d, s, f.data(), g.data(), pd, ss, b); });
   };
   if (no == 0)
     blocks(dst, src);
@@ -970,60 +993,39 @@ bool copy_tiled(E* dst, const E* src, const Axis* axes, int rank, std::int64_t w
     for (std::int64_t q = 0; q < BI; ++q) brow[static_cast<std::size_t>(q)] = q * BI;
   }
   auto streamed_blocks = [&](E* d, const E* s) {
-    for (std::int64_t i0 = 0; i0 < pd; i0 += BI)
-      for (std::int64_t j0 = 0; j0 < ps; j0 += BI) {
-        const std::int64_t li = std::min(BI, pd - i0), lj = std::min(BI, ps - j0);
-        std::int64_t ni0 = i0, nj0 = j0 + BI;  // the next block
-        if (nj0 >= ps) {
-          nj0 = 0;
-          ni0 += BI;
-        }
-        const std::int64_t nli = ni0 < pd ? std::min(BI, pd - ni0) : 0, nlj = std::min(BI, ps - nj0);
-        // The same tile's rows in the next block: one line each.
-        auto prefetch_next = [&](std::int64_t it, std::int64_t jt) {
-          if (it < nli && jt < nlj)
-            for (std::int64_t p = 0; p < std::min(B, nli - it); ++p)
-              prefetch_l2(s + f[static_cast<std::size_t>(ni0 + it + p)] + nj0 + jt);
-        };
+    for_each_stream_block(pd, ps, BI, [&](const StreamBlock& blk) {
 #if defined(__x86_64__)
-        if constexpr (sizeof(E) == 8) {
-          if (shifted) {
-            for (std::int64_t jt = 0; jt < lj; jt += B) {
-              ShiftStrip t{};
-              t.lq = std::min(B, lj - jt);
-              for (std::int64_t q = 0; q < t.lq; ++q)
-                t.row[q] = reinterpret_cast<std::uint64_t*>(d + g[static_cast<std::size_t>(j0 + jt + q)]);
-              t.s = reinterpret_cast<const std::uint64_t*>(s + j0 + jt);
-              t.f = f.data();
-              t.pd = pd;
-              t.pf = reinterpret_cast<const std::uint64_t*>(s + nj0 + jt);
-              t.pf_shift = ni0 - i0;
-              t.pf_lo = i0;
-              t.pf_hi = jt < nlj ? i0 + nli : i0;
-              shift_strip8<false>(t, i0 / B, i0 + li == pd ? (pd + B - 1) / B + 1 : (i0 + li) / B);
-            }
-            continue;
-          }
-        }
+      if constexpr (sizeof(E) == 8) {
+        if (shifted)
+          return shift_block<false>(reinterpret_cast<std::uint64_t*>(d), reinterpret_cast<const std::uint64_t*>(s),
+                                    f.data(), g.data(), pd, 1, blk);
+      }
 #endif
-        if (direct) {  // strips of B destination rows; li is a multiple of B
-          for (std::int64_t jt = 0; jt < lj; jt += B)
-            for (std::int64_t it = 0; it < li; it += B) {
-              prefetch_next(it, jt);
-              tile(stream_kernel, d + i0 + it, g.data() + j0 + jt, s + j0 + jt, f.data() + i0 + it, B,
-                   std::min(B, lj - jt));
-            }
-          continue;
-        }
-        for (std::int64_t it = 0; it < li; it += B)
-          for (std::int64_t jt = 0; jt < lj; jt += B) {
+      const std::int64_t i0 = blk.i0, li = blk.li, j0 = blk.j0, lj = blk.lj;
+      // The same tile's rows in the next block: one line each.
+      auto prefetch_next = [&](std::int64_t it, std::int64_t jt) {
+        if (it < blk.nli && jt < blk.nlj)
+          for (std::int64_t p = 0; p < std::min(B, blk.nli - it); ++p)
+            prefetch_l2(s + f[static_cast<std::size_t>(blk.ni0 + it + p)] + blk.nj0 + jt);
+      };
+      if (direct) {  // strips of B destination rows; li is a multiple of B
+        for (std::int64_t jt = 0; jt < lj; jt += B)
+          for (std::int64_t it = 0; it < li; it += B) {
             prefetch_next(it, jt);
-            tile(kernel, buf.data() + it, brow.data() + jt, s + j0 + jt, f.data() + i0 + it, std::min(B, li - it),
+            tile(stream_kernel, d + i0 + it, g.data() + j0 + jt, s + j0 + jt, f.data() + i0 + it, B,
                  std::min(B, lj - jt));
           }
-        for (std::int64_t q = 0; q < lj; ++q)
-          stream_row(d + g[static_cast<std::size_t>(j0 + q)] + i0, buf.data() + q * BI, li);
+        return;
       }
+      for (std::int64_t it = 0; it < li; it += B)
+        for (std::int64_t jt = 0; jt < lj; jt += B) {
+          prefetch_next(it, jt);
+          tile(kernel, buf.data() + it, brow.data() + jt, s + j0 + jt, f.data() + i0 + it, std::min(B, li - it),
+               std::min(B, lj - jt));
+        }
+      for (std::int64_t q = 0; q < lj; ++q)
+        stream_row(d + g[static_cast<std::size_t>(j0 + q)] + i0, buf.data() + q * BI, li);
+    });
   };
   std::int64_t idx[64] = {0};
   std::int64_t j = 0;  // the src-run tile (in-place order)
