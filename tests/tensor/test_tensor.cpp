@@ -1,11 +1,14 @@
 // The tensor module: factories, views (checked element by element against
 // their definitions), copies, element access, printing, TypedTensor,
 // Scalar, Storage and the shape helpers.
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "support/test_support.hpp"
 #include "tenferro/tensor/strided_copy.hpp"
@@ -697,6 +700,51 @@ TEST(Storages, DeleterRunsOnceAfterTheLastView) {
       throws_with<ValueError>([&] { Tensor(nullptr, DType::f64, {}, {}, 0); }, {"Tensor", "null storage"}));
   EXPECT_NO_THROW(Tensor(s, DType::f64, {3, 0}, {100, 100}, 50));  // empty: nothing addressed
 }
+
+#ifdef __linux__
+// Whether the mapping holding p is offered to transparent huge pages (the
+// "hg" flag that madvise(MADV_HUGEPAGE) sets), read from /proc/self/smaps.
+bool offered_huge_pages(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {  // a mapping's first line: "lo-hi perms ..."
+      inside = lo <= a && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return (line + " ").find(" hg ") != std::string::npos;
+    }
+  }
+  ADD_FAILURE() << "no mapping in /proc/self/smaps holds " << p;
+  return false;
+}
+
+// Note [Huge pages]: buffers of several MiB are offered to huge pages,
+// except fresh ones of 64 MiB or more; such a buffer that fits in huge
+// pages freed a moment ago is offered them.
+TEST(Storages, FreshLargeBuffersStayOnSmallPages) {
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "no transparent huge pages";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // frees of other tests are cold by now
+  const std::size_t big = std::size_t{80} << 20, mid = std::size_t{48} << 20;
+  void* fresh = detail::allocate_host_bytes(big);
+  void* mids[2] = {detail::allocate_host_bytes(mid), detail::allocate_host_bytes(mid)};
+  EXPECT_FALSE(offered_huge_pages(fresh));
+  EXPECT_TRUE(offered_huge_pages(mids[0]));
+  EXPECT_TRUE(offered_huge_pages(mids[1]));
+  detail::free_host_bytes(fresh, big);
+  void* again = detail::allocate_host_bytes(big);  // what was freed was on small pages: still fresh
+  EXPECT_FALSE(offered_huge_pages(again));
+  detail::free_host_bytes(mids[0], mid);
+  detail::free_host_bytes(mids[1], mid);
+  void* warm = detail::allocate_host_bytes(big);  // 96 MiB of huge pages were freed a moment ago
+  EXPECT_TRUE(offered_huge_pages(warm));
+  detail::free_host_bytes(again, big);
+  detail::free_host_bytes(warm, big);
+}
+#endif
 
 TEST(Shapes, Helpers) {
   EXPECT_EQ(shape_numel(Shape{2, 3, 4}), 24);
