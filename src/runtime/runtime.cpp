@@ -87,13 +87,14 @@ std::string bindings_text(const DimBindings& env) {
 }
 
 // Binds a symbolic shape to a concrete one (Dim symbols get values; other
-// extents must agree).
-// `op` heads the message: "run_compiled" for inputs, the instruction's name
-// for a family output (whose error context then adds "run_compiled:
+// extents must agree). `op()` and `what()` name the value in an error, and
+// are called only then (formatting them cost about a microsecond a step).
+// `op()` heads the message: "run_compiled" for inputs, the instruction's
+// name for a family output (whose error context then adds "run_compiled:
 // instruction %k = " once, not a second "run_compiled:").
-void bind_shape(const SymShape& sym, const Shape& actual, DimBindings& env, const std::string& what,
-                const std::string& op = "run_compiled") {
-  TF_CHECK(sym.size() == actual.size(), ShapeError, op, what, " has shape ", actual,
+template <class Op, class What>
+void bind_shape(const SymShape& sym, const Shape& actual, DimBindings& env, const Op& op, const What& what) {
+  TF_CHECK(sym.size() == actual.size(), ShapeError, op(), what(), " has shape ", actual,
            " but the program expects rank ", sym.size(), " ", sym);
   for (std::size_t i = 0; i < sym.size(); ++i) {
     const Dim& d = sym[i];
@@ -103,7 +104,7 @@ void bind_shape(const SymShape& sym, const Shape& actual, DimBindings& env, cons
     }
     std::int64_t want = d.evaluate(env);
     // "expects n = 3" for a symbolic extent, "expects 3" for a constant one.
-    TF_CHECK(want == actual[i], ShapeError, op, what, " has extent ", actual[i], " on axis ", i,
+    TF_CHECK(want == actual[i], ShapeError, op(), what(), " has extent ", actual[i], " on axis ", i,
              " but the program expects ", d, d.is_constant() ? "" : detail::str(" = ", want), " (shape ", sym,
              env.empty() ? std::string() : detail::str(", bindings so far ", bindings_text(env)), ")");
   }
@@ -166,7 +167,9 @@ BoundRun bind_inputs(const Program& p, const RunInputs& given, const std::vector
              " but the program declares ", in.meta.dtype);
     TF_CHECK(t.device() == run.engine->device(), DeviceError, "run_compiled", "input '", in.name, "' is on ",
              t.device(), " but engine '", run.engine->name(), "' runs on ", run.engine->device());
-    bind_shape(in.meta.shape, t.shape(), run.env, detail::str("input '", in.name, "'"));
+    bind_shape(
+        in.meta.shape, t.shape(), run.env, [] { return "run_compiled"; },
+        [&] { return detail::str("input '", in.name, "'"); });
   }
   return run;
 }
@@ -487,8 +490,9 @@ class Executor {
   void run_family(const Instruction& ins, const FamilyProviders& providers) {
     std::vector<Tensor> out = call_family(*ins.family, providers, ins.family_attrs, in_, backend_);
     for (std::size_t k = 0; k < out.size(); ++k) {
-      bind_shape(p_.slot_meta[static_cast<std::size_t>(ins.outputs[k])].shape, out[k].shape(), env_,
-                 detail::str("output ", k), ins.name());
+      bind_shape(
+          p_.slot_meta[static_cast<std::size_t>(ins.outputs[k])].shape, out[k].shape(), env_,
+          [&] { return ins.name(); }, [&] { return detail::str("output ", k); });
       slot(ins.outputs[k]) = std::move(out[k]);
     }
   }
