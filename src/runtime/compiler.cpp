@@ -213,6 +213,7 @@ Program GraphCompiler::compile(const std::vector<TracedTensor>& outputs) const {
   if (options_.dot_dimension_sorting) p = passes::sort_dot_dimensions(std::move(p));
   if (options_.transpose_folding) p = passes::fold_transposes(std::move(p));
   if (options_.broadcast_dot_folding) p = passes::fold_broadcast_dots(std::move(p));
+  if (options_.unit_product_folding) p = passes::fold_unit_products(std::move(p));
   if (options_.cse) p = passes::common_subexpression_elimination(std::move(p));
   if (options_.dce) p = passes::dead_code_elimination(std::move(p));
   if (options_.constant_folding) p = passes::constant_folding(std::move(p));
@@ -479,6 +480,48 @@ Program fold_broadcast_dots(Program p) {
       done = true;
     }
     if (!done) code.push_back(ins);
+  }
+  p.code = std::move(code);
+  return p;
+}
+
+// Note [Products with ones]: multiply(x, o), where o holds only ones (a
+// one-element constant 1, or broadcast_in_dim of such a value), is x when
+// the product has x's shape and dtype: the cotangent 1 of a sum objective
+// reaches reverse rules as such a broadcast (V diag(1) V^T of eigh; the sums
+// of Note [Products with a broadcast scalar]), and the product was a pass
+// over n^2 elements and a buffer. Exact for real and integer dtypes only
+// (in complex arithmetic (a + bi)(1 + 0i) is NaN where b is infinite); a
+// product that is a program output stays, so that no output aliases an
+// input or a constant.
+Program fold_unit_products(Program p) {
+  p.renew_identity();  // caches keyed by the old identity describe the old code
+  std::vector<bool> ones(static_cast<std::size_t>(p.num_slots()), false), is_output = ones;
+  for (const auto& [slot, t] : p.constants)
+    ones[static_cast<std::size_t>(slot)] = t.numel() == 1 && t.device().is_cpu() && !t.item().is_complex() &&
+                                           t.item().to<double>() == 1.0;
+  for (int s : p.outputs) is_output[static_cast<std::size_t>(s)] = true;
+  std::vector<int> to = identity(p.num_slots());
+  std::vector<Instruction> code;
+  code.reserve(p.code.size());
+  for (Instruction& ins : p.code) {
+    for (int& s : ins.inputs) s = to[static_cast<std::size_t>(s)];
+    const int out = ins.outputs.empty() ? -1 : ins.outputs[0];
+    if (is_primitive(ins, OpKind::broadcast_in_dim) && ones[static_cast<std::size_t>(ins.inputs[0])])
+      ones[static_cast<std::size_t>(out)] = true;
+    if (is_primitive(ins, OpKind::multiply) && !is_output[static_cast<std::size_t>(out)]) {
+      const SymMeta& m = p.slot_meta[static_cast<std::size_t>(out)];
+      bool folded = false;
+      for (int side = 0; side < 2 && !folded && !is_complex(m.dtype); ++side) {
+        const int x = ins.inputs[static_cast<std::size_t>(side)], o = ins.inputs[static_cast<std::size_t>(1 - side)];
+        if (ones[static_cast<std::size_t>(o)] && p.slot_meta[static_cast<std::size_t>(x)] == m) {
+          to[static_cast<std::size_t>(out)] = x;
+          folded = true;
+        }
+      }
+      if (folded) continue;
+    }
+    code.push_back(std::move(ins));
   }
   p.code = std::move(code);
   return p;

@@ -811,7 +811,7 @@ struct Compiled {
   Program raw, all, exact, none;
 };
 
-const CompileOptions kNoPass{false, false, false, false, false, false, false, false};
+const CompileOptions kNoPass{false, false, false, false, false, false, false, false, false};
 
 Compiled compile_all_ways(const std::vector<Value>& outputs, const std::function<void(Program&)>& tamper) {
   CompileOptions exact;

@@ -220,7 +220,7 @@ std::vector<CompileOptions> pass_configurations() {
   std::vector<CompileOptions> out{CompileOptions{}};
   CompileOptions none{.constant_folding = false, .transpose_folding = false, .dot_dimension_sorting = false,
                       .cse = false, .dce = false, .fusion = false, .buffer_reuse = false,
-                      .broadcast_dot_folding = false};
+                      .broadcast_dot_folding = false, .unit_product_folding = false};
   out.push_back(none);
   CompileOptions no_fusion;
   no_fusion.fusion = false;

@@ -257,3 +257,28 @@ TEST(Passes, BroadcastScalarDotsBecomeSums) {
       EXPECT_EQ(count(GraphCompiler({.broadcast_dot_folding = false}).compile({out}).to_text(), "= dot_general("), 1u);
     }
 }
+
+// Note [Products with ones]: multiply by a broadcast constant 1 becomes its
+// other operand for real and integer dtypes; complex products, products by
+// another constant and products that are program outputs stay.
+TEST(Passes, ProductsWithOnesFold) {
+  for (DType d : {DType::f64, DType::f32, DType::i64, DType::c128}) {
+    auto x = TracedTensor::input("x", d, {Dim(3), Dim(4)});
+    auto broadcast = [&](double v) {
+      auto s = TracedTensor::constant(Tensor::full({}, Scalar(v), d));
+      return TracedTensor(vops::broadcast_in_dim(s.graph_value(), {Dim(3), Dim(4)}, {}));
+    };
+    const TracedTensor by_one = x * broadcast(1.0), by_two = x * broadcast(2.0);
+    const TracedTensor sums = (broadcast(1.0) * by_one).sum() + by_two.sum();  // ones on both sides
+    Program before = GraphCompiler::lower({sums, by_one});
+    Program after = passes::dead_code_elimination(passes::fold_unit_products(before));
+    show("products with ones", before, after);
+    // Kept: x * 2, and x * 1 (a program output); complex: all three.
+    EXPECT_EQ(count(after.to_text(), "= multiply("), is_complex(d) ? 3u : 2u) << d;
+    EXPECT_EQ(count(before.to_text(), "= multiply("), 3u);
+    expect_same_results(before, after, {{"x", random_tensor({3, 4}, d, 61)}});
+    const Program sums_only = GraphCompiler().compile({sums});
+    EXPECT_EQ(count(sums_only.to_text(), "multiply("), is_complex(d) ? 3u : 1u) << sums_only.to_text();
+    EXPECT_EQ(count(GraphCompiler({.unit_product_folding = false}).compile({sums}).to_text(), "multiply("), 3u);
+  }
+}

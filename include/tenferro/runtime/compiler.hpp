@@ -19,7 +19,11 @@
 /// turns a `dot_general` with a broadcast scalar operand (the ones of a sum's
 /// cotangent) into a sum of the other operand. Turn `transpose_folding` and
 /// `broadcast_dot_folding` off for results bit-for-bit those of the traced
-/// program. (Found by the random-program tests, tests/fuzz.)
+/// program. (Found by the random-program tests, tests/fuzz.) Unit-product
+/// folding (x * ones is x) is exact; but where it or CSE leaves a large
+/// `dot_general` of a matrix with its own transpose, the CPU runs that on
+/// syrk (Note [Symmetric products] in src/cpu/dot_general.cpp), whose sum
+/// may differ in its last bits from the GEMM of two separate operands.
 
 #include <cstdint>
 #include <optional>
@@ -44,6 +48,8 @@ struct CompileOptions {
   bool buffer_reuse = true;        ///< liveness: release early, write in place
   /// dot_general with a broadcast scalar operand becomes a sum (may reorder the sum)
   bool broadcast_dot_folding = true;
+  /// multiply(x, ones) becomes x (real and integer dtypes; exact)
+  bool unit_product_folding = true;
 };
 
 class GraphCompiler {
@@ -66,6 +72,7 @@ Program common_subexpression_elimination(Program p);
 Program constant_folding(Program p);
 Program fold_transposes(Program p);
 Program fold_broadcast_dots(Program p);
+Program fold_unit_products(Program p);
 Program sort_dot_dimensions(Program p);
 Program fuse_elementwise(Program p);
 Program assign_buffers(Program p);
