@@ -67,6 +67,24 @@ constexpr std::int64_t kFmaGemmK = 256;
 // 14.0 -> 13.4 ms (min of two alternating runs).
 constexpr std::int64_t kPackRows = 96;
 
+// Note [Symmetric products]: a product of a matrix with its own transpose
+// (X X^T or X^T X: both operands the same memory, read in opposite
+// orientations), of more than kSyrkWork multiply-adds, is symmetric; BLAS
+// syrk computes its lower triangle with half the multiply-adds, and the
+// upper one is copied from it. The reverse rule of eigh builds V V^T (V
+// diag(1) V^T for a sum of eigenvalues, Note [Products with ones]); a Gram
+// matrix in an einsum is another. Measured (einsum "ij,kj->ik" of one
+// operand against a copy of it, f64, one pinned core, 2-vCPU AMD EPYC, ms):
+// n = 64 0.016 / 0.015, 96 0.035 / 0.038, 128 0.069 / 0.081, 256 0.48 /
+// 0.61, 512 3.5 / 5.4 ("ji,jk->ik": 512 3.1 / 5.7); vjp of the sum of
+// eigenvalues of eigh at 512 (bench_peer_ad --mode=jvp_vjp) 38.2-38.6 ->
+// 35.3-36.3 ms with Note [Products with ones]. With two threads OpenBLAS's
+// syrk gains less than Note [Split GEMM] does below n = 384 (two pinned
+// vCPUs: n = 256 0.35-0.37 / 0.31-0.36, 384 0.78 / 1.11, 512 1.9 / 2.5-2.7),
+// so there the limit is kSyrkWorkThreads.
+constexpr double kSyrkWork = 80.0 * 80.0 * 80.0;
+constexpr double kSyrkWorkThreads = 320.0 * 320.0 * 320.0;
+
 // Copies `t` column-major with its axes in `order` (DotGeneralPlan copy).
 Tensor copy_permuted(const Tensor& t, const DimVec& order, Backend& scratch) {
   Tensor c = t.permute(order);
@@ -189,6 +207,18 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
           }
           return;
         }
+      const double syrk_work = nt > 1 && !omp_in_parallel() ? kSyrkWorkThreads : kSyrkWork;
+      if (x == y && g.m == g.n && g.ldx == g.ldy && g.op_x != g.op_y && gemm_work > syrk_work) {
+        // Note [Symmetric products]: op_x N is X X^T (X is n x k), T is X^T X.
+        blas::syrk_lower<T>(static_cast<char>(g.op_x), blas_int(g.n), blas_int(g.k), x, blas_int(g.ldx), c,
+                            blas_int(g.ldc));
+        constexpr std::int64_t kB = 32;  // the upper triangle by 32 x 32 blocks, each read from cache
+        for (std::int64_t j0 = 0; j0 < g.n; j0 += kB)
+          for (std::int64_t i0 = 0; i0 <= j0; i0 += kB)
+            for (std::int64_t j = j0; j < std::min(g.n, j0 + kB); ++j)
+              for (std::int64_t i = i0; i < std::min(j, i0 + kB); ++i) c[i + j * g.ldc] = c[j + i * g.ldc];
+        return;
+      }
       // One GEMM of C's columns [j0, j1) or rows [i0, i1): the FMA kernel when
       // it runs here and the slice is small enough (Note [FMA GEMM]), else BLAS.
       auto gemm_slice = [&](const T* xs, const T* ys, T* cs, std::int64_t mm, std::int64_t nn) {

@@ -373,6 +373,50 @@ TEST(Kernels, DotGeneralLayoutsOnTwoThreads) {
   });
 }
 
+// Note [Symmetric products]: X X^T and X^T X with both operands the same
+// memory run on syrk and mirror its lower triangle. Against the reference
+// evaluator for every float dtype, a column slice (leading dimension larger
+// than the rows) and a batch. At two threads the unbatched ones are below
+// the two-thread limit (a GEMM); larger ones would start OpenBLAS's own
+// threads, which hang under ThreadSanitizer (scripts/test.sh runs this suite
+// there).
+TEST(Kernels, SymmetricProductsMatchReference) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  struct Case {
+    Shape shape;
+    DotGeneralAttrs dims;
+    bool slice;  // X = the first columns of a wider tensor
+  };
+  const DotGeneralAttrs xxt{.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {1}};
+  const DotGeneralAttrs xtx{.lhs_contracting_dimensions = {0}, .rhs_contracting_dimensions = {0}};
+  const std::vector<Case> cases{
+      {{100, 85}, xxt, false},
+      {{85, 100}, xtx, false},
+      {{100, 85}, xxt, true},
+      {{2, 90, 85},
+       {.lhs_batching_dimensions = {0}, .rhs_batching_dimensions = {0}, .lhs_contracting_dimensions = {2},
+        .rhs_contracting_dimensions = {2}},
+       false}};
+  std::uint64_t seed = 70;
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    for (DType d : {DType::f64, DType::f32, DType::c128, DType::c64}) {
+      for (const Case& c : cases) {
+        Tensor x = random_tensor(c.shape, d, ++seed);
+        if (c.slice) x = random_tensor({c.shape[0], c.shape[1] + 7}, d, ++seed).slice(1, 0, c.shape[1]);
+        const Tensor in[] = {x, x};
+        const Tensor expected = reference_eval(OpKind::dot_general, c.dims, in);
+        Tensor out = Tensor::full(expected.shape(), Scalar(7.0), d);  // syrk leaves the upper triangle
+        cpu.execute(OpKind::dot_general, c.dims, in, out);
+        const Tolerance tol = reference_tolerance(OpKind::dot_general, c.dims, in, d);
+        EXPECT_TRUE(tensors_close(out, expected, tol.rtol, tol.atol))
+            << d << " shape " << c.shape << (c.slice ? " (slice)" : "") << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
 // A GEMM kernel (`kernel`: gemm_colmajor or gemm_fma) against a scalar loop
 // that sums in the order of p with `step(acc, a, b)`, on every m, n and k
 // given, both B layouts and padded leading dimensions: C's padding keeps its
