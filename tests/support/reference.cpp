@@ -194,6 +194,16 @@ LD ref_bessel_i(int nu, LD x, bool scaled) {
   if (std::isnan(x)) return x;
   LD ax = std::fabs(x), sign = (nu == 1 && x < 0) ? -1 : 1;
   if (std::isinf(x)) return scaled ? sign * LD(0) : sign * ax;
+  if (scaled && ax >= 1000) {
+    // I_nu(x) e^-x = (2 pi x)^-1/2 sum_k (-1)^k a_k / x^k, a_k = a_{k-1} (4 nu^2 - (2k - 1)^2) / (8k):
+    // the asymptotic series (Abramowitz & Stegun 9.7.1), where I_nu(x) overflows and e^-x underflows.
+    LD term = 1, sum = 1;
+    for (int k = 1; k < 30 && std::fabs(term) > LD(1e-30); ++k) {
+      term *= -(LD(4 * nu * nu) - LD((2 * k - 1) * (2 * k - 1))) / (LD(8 * k) * ax);
+      sum += term;
+    }
+    return sign * sum / std::sqrt(2 * std::acos(LD(-1)) * ax);
+  }
   LD v = std::cyl_bessel_i(LD(nu), ax);
   return sign * (scaled ? v * std::exp(-ax) : v);
 }
