@@ -191,8 +191,8 @@ void BM_eager_matmul_2x2(benchmark::State& st) {
 // unit axis (Note [Gathered rows], Note [Interleaved rows] in
 // src/tensor/strided_copy.cpp) or that keep a first axis of 24 in place;
 // not in the report's pattern file. `dst` lists the source axis of each
-// destination axis. The [3]^16 ones are 344 MiB, so on 4 KiB pages (Note
-// [Huge pages]).
+// destination axis. Buffers of 64 MiB or more (the [3]^16 ones are 344
+// MiB) start on 4 KiB pages (Note [Huge pages]).
 std::vector<PermCase> short_run_cases() {
   const std::vector<std::tuple<std::string, Shape, DimVec>> cases{
       {"cube3_unit_behind_9", Shape(16, 3), {11, 12, 0, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 13, 14, 15}},

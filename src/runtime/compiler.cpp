@@ -496,10 +496,13 @@ Program fold_broadcast_dots(Program p) {
 // input or a constant.
 Program fold_unit_products(Program p) {
   p.renew_identity();  // caches keyed by the old identity describe the old code
+  auto is_one = [](const Tensor& t) {
+    if (t.numel() != 1 || !t.device().is_cpu()) return false;
+    const Scalar v = t.item();
+    return !v.is_complex() && v.to<double>() == 1.0;
+  };
   std::vector<bool> ones(static_cast<std::size_t>(p.num_slots()), false), is_output = ones;
-  for (const auto& [slot, t] : p.constants)
-    ones[static_cast<std::size_t>(slot)] = t.numel() == 1 && t.device().is_cpu() && !t.item().is_complex() &&
-                                           t.item().to<double>() == 1.0;
+  for (const auto& [slot, t] : p.constants) ones[static_cast<std::size_t>(slot)] = is_one(t);
   for (int s : p.outputs) is_output[static_cast<std::size_t>(s)] = true;
   std::vector<int> to = identity(p.num_slots());
   std::vector<Instruction> code;

@@ -309,21 +309,20 @@ namespace detail {
 // small pages for them (gm_queen5_5_3 along opt_flops, one cold call on one
 // core: 8.6-10.3 s with huge pages, 3.6-5.5 s with this rule), while one
 // that fits in the huge pages of buffers freed a moment before gets them.
-// The price: such a buffer allocated fresh and then kept
-// stays on small pages for its life; memcpy between two 2 GiB tensors made
-// once runs at about half the speed (bench_core memcpy/rotation_6d, one
-// core: 6.1 against 13.7 GB/s before this rule).
+// The price: such a buffer allocated fresh and then kept stays on small
+// pages for its life; memcpy between two 2 GiB tensors made once runs at
+// about half the speed (bench_core memcpy/rotation_6d, one core: 6.1
+// against 13.7 GB/s before this rule).
 //
 // The limit was 256 MiB until str_nw_mera_closed_120 along opt_flops (one
 // cold call, one core; intermediates up to 268 MB, 1.4 GiB faulted) was seen
 // to spend 2.6-3.6 s against 1.7-2.8 s with fresh buffers from 64 MiB on
 // small pages (runs alternating 12 s apart, the spread is the VM's; 1.8-2.3
 // s from 16 MiB), and gm_queen5_5_3 along opt_flops 3.6-3.7 against 2.8-3.0
-// s. Its price, the
-// same as above: a loop whose buffers of 64-256 MiB come from the CPU
-// backend's cache (Note [Buffer cache]) keeps the small pages of its first
-// pass: bin_outer_product_4096 (a 134 MB output) 8.7 -> 9.7 ms a call,
-// tensornetwork_permutation_light_415 along opt_flops 130 -> 135 ms.
+// s. Its price, the same as above: a loop whose buffers of 64-256 MiB come
+// from the CPU backend's cache (Note [Buffer cache]) keeps the small pages
+// of its first pass: bin_outer_product_4096 (a 134 MB output) 8.7 -> 9.7 ms
+// a call, tensornetwork_permutation_light_415 along opt_flops 130 -> 135 ms.
 namespace {
 constexpr std::size_t kFreshHugeLimit = std::size_t{64} << 20;
 constexpr double kWarmSeconds = 1.0;
