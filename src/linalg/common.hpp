@@ -22,13 +22,15 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lapack.hpp"
+#include "tenferro/ops/backend.hpp"
 #include "tenferro/ops/dim.hpp"
 #include "tenferro/ops/family.hpp"
 #include "tenferro/ops/infer.hpp"
@@ -315,6 +317,46 @@ class OneLapackThread {
  private:
   int saved_;
 };
+
+/// Kernel scratch as pieces of one buffer from the backend (Note [Buffer
+/// cache]: LAPACK workspaces from malloc are fresh pages, faulted in on
+/// every call), each piece 64-byte aligned. `add` records a pointer and a
+/// count; `allocate` gets the buffer and points every recorded pointer at
+/// its piece:
+///
+///   double* work;
+///   lapack_int* ipiv;
+///   Scratch s;
+///   s.add(work, lwork);
+///   s.add(ipiv, n);
+///   s.allocate(be);  // work and ipiv now usable
+class Scratch {
+ public:
+  template <class U>
+  void add(U*& p, std::int64_t count) {
+    const std::size_t offset = bytes_;
+    bytes_ +=
+        (static_cast<std::size_t>(std::max<std::int64_t>(count, 0)) * sizeof(U) + 63) / 64 * 64;
+    bind_.push_back([&p, offset](unsigned char* base) { p = reinterpret_cast<U*>(base + offset); });
+  }
+  void allocate(Backend& be) {
+    memory_ = be.allocate_storage(bytes_);
+    for (auto& bind : bind_) bind(static_cast<unsigned char*>(memory_->data()));
+    bind_.clear();
+  }
+
+ private:
+  std::size_t bytes_ = 0;
+  std::vector<std::function<void(unsigned char*)>> bind_;
+  std::shared_ptr<Storage> memory_;
+};
+
+/// Order from which one matrix on several threads runs linalg.eigh in
+/// phases (Note [Eigh in phases] in eig.cpp).
+inline constexpr std::int64_t kPhasedEighMin = 64;
+inline bool use_phased_eigh(std::int64_t n) {
+  return n >= kPhasedEighMin && get_num_threads() > 1 && !omp_in_parallel();
+}
 
 /// Runs body(b, state) for b in [0, count), with one `state = make_state()`
 /// per thread, in parallel when `split.parallel` (the body must not throw).

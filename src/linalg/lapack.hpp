@@ -77,6 +77,37 @@ void cheevd_(const char*, const char*, const I*, c32*, const I*, float*, c32*, c
              const I*, I*, const I*, I*, std::size_t, std::size_t);
 void zheevd_(const char*, const char*, const I*, c64*, const I*, double*, c64*, const I*, double*,
              const I*, I*, const I*, I*, std::size_t, std::size_t);
+// The phases of syevd/heevd, run one by one by linalg.eigh (Note [Eigh in phases]).
+void ssytrd_(const char*, const I*, float*, const I*, float*, float*, float*, float*, const I*, I*,
+             std::size_t);
+void dsytrd_(const char*, const I*, double*, const I*, double*, double*, double*, double*, const I*,
+             I*, std::size_t);
+void chetrd_(const char*, const I*, c32*, const I*, float*, float*, c32*, c32*, const I*, I*,
+             std::size_t);
+void zhetrd_(const char*, const I*, c64*, const I*, double*, double*, c64*, c64*, const I*, I*,
+             std::size_t);
+void sstedc_(const char*, const I*, float*, float*, float*, const I*, float*, const I*, I*,
+             const I*, I*, std::size_t);
+void dstedc_(const char*, const I*, double*, double*, double*, const I*, double*, const I*, I*,
+             const I*, I*, std::size_t);
+void slaed2_(I*, const I*, const I*, float*, float*, const I*, I*, float*, float*, float*, float*,
+             float*, I*, I*, I*, I*, I*);
+void dlaed2_(I*, const I*, const I*, double*, double*, const I*, I*, double*, double*, double*,
+             double*, double*, I*, I*, I*, I*, I*);
+void slaed4_(const I*, const I*, const float*, const float*, float*, const float*, float*, I*);
+void dlaed4_(const I*, const I*, const double*, const double*, double*, const double*, double*, I*);
+void slamrg_(const I*, const I*, const float*, const I*, const I*, I*);
+void dlamrg_(const I*, const I*, const double*, const I*, const I*, I*);
+void sormtr_(const char*, const char*, const char*, const I*, const I*, const float*, const I*,
+             const float*, float*, const I*, float*, const I*, I*, std::size_t, std::size_t,
+             std::size_t);
+void dormtr_(const char*, const char*, const char*, const I*, const I*, const double*, const I*,
+             const double*, double*, const I*, double*, const I*, I*, std::size_t, std::size_t,
+             std::size_t);
+void cunmtr_(const char*, const char*, const char*, const I*, const I*, const c32*, const I*,
+             const c32*, c32*, const I*, c32*, const I*, I*, std::size_t, std::size_t, std::size_t);
+void zunmtr_(const char*, const char*, const char*, const I*, const I*, const c64*, const I*,
+             const c64*, c64*, const I*, c64*, const I*, I*, std::size_t, std::size_t, std::size_t);
 // ---- general eigenproblem ------------------------------------------------------------
 void sgeev_(const char*, const char*, const I*, float*, const I*, float*, float*, float*, const I*,
             float*, const I*, float*, const I*, I*, std::size_t, std::size_t);
@@ -269,6 +300,96 @@ I heevd(char jobz, char uplo, I n, T* a, I lda, real_t<T>* w, T* work, I lwork, 
   else
     zheevd_(&jobz, &uplo, &n, a, &lda, w, work, &lwork, rwork, &lrwork, iwork, &liwork, &info, 1,
             1);
+  return info;
+}
+
+/// sytrd for real types, hetrd for complex ones: A = Q T Q^H with T real
+/// tridiagonal (diagonal d, off-diagonal e); Q's reflectors stay in a, with tau.
+template <class T>
+I hetrd(char uplo, I n, T* a, I lda, real_t<T>* d, real_t<T>* e, T* tau, T* work, I lwork) {
+  I info = 0;
+  if constexpr (kIsF32<T>)
+    ssytrd_(&uplo, &n, a, &lda, d, e, tau, work, &lwork, &info, 1);
+  else if constexpr (kIsF64<T>)
+    dsytrd_(&uplo, &n, a, &lda, d, e, tau, work, &lwork, &info, 1);
+  else if constexpr (kIsC64<T>)
+    chetrd_(&uplo, &n, a, &lda, d, e, tau, work, &lwork, &info, 1);
+  else
+    zhetrd_(&uplo, &n, a, &lda, d, e, tau, work, &lwork, &info, 1);
+  return info;
+}
+
+/// stedc with compz 'I': eigenvalues (into d, ascending) and eigenvectors
+/// (z) of the real symmetric tridiagonal matrix (d, e). Workspace: lwork
+/// 1 + 4n + n^2, liwork 3 + 5n.
+template <class R>
+I stedc(I n, R* d, R* e, R* z, I ldz, R* work, I lwork, I* iwork, I liwork) {
+  static_assert(std::is_floating_point_v<R>);
+  I info = 0;
+  const char compz = 'I';
+  if constexpr (std::is_same_v<R, float>)
+    sstedc_(&compz, &n, d, e, z, &ldz, work, &lwork, iwork, &liwork, &info, 1);
+  else
+    dstedc_(&compz, &n, d, e, z, &ldz, work, &lwork, iwork, &liwork, &info, 1);
+  return info;
+}
+
+/// laed2: the deflation step of merging two solved halves (cut after n1) of
+/// a divide-and-conquer tridiagonal eigenproblem; k gets the number of
+/// eigenvalues left to the secular equation (LAPACK's dlaed2 documents the
+/// arrays; dlaed1 shows how they chain into dlaed3).
+template <class R>
+I laed2(I& k, I n, I n1, R* d, R* q, I ldq, I* indxq, R& rho, R* z, R* dlamda, R* w, R* q2, I* indx,
+        I* indxc, I* indxp, I* coltyp) {
+  static_assert(std::is_floating_point_v<R>);
+  I info = 0;
+  if constexpr (std::is_same_v<R, float>)
+    slaed2_(&k, &n, &n1, d, q, &ldq, indxq, &rho, z, dlamda, w, q2, indx, indxc, indxp, coltyp,
+            &info);
+  else
+    dlaed2_(&k, &n, &n1, d, q, &ldq, indxq, &rho, z, dlamda, w, q2, indx, indxc, indxp, coltyp,
+            &info);
+  return info;
+}
+
+/// laed4: root i (1-based) of the secular equation 1 + rho sum z_j^2 / (d_j - x)
+/// = 0 into lambda, with delta_j = d_j - lambda.
+template <class R>
+I laed4(I n, I i, const R* d, const R* z, R* delta, R rho, R& lambda) {
+  static_assert(std::is_floating_point_v<R>);
+  I info = 0;
+  if constexpr (std::is_same_v<R, float>)
+    slaed4_(&n, &i, d, z, delta, &rho, &lambda, &info);
+  else
+    dlaed4_(&n, &i, d, z, delta, &rho, &lambda, &info);
+  return info;
+}
+
+/// lamrg: the permutation (1-based) that merges the two sorted runs a[0, n1)
+/// (stride s1) and a[n1, n1 + n2) (stride s2) into ascending order.
+template <class R>
+void lamrg(I n1, I n2, const R* a, I s1, I s2, I* index) {
+  static_assert(std::is_floating_point_v<R>);
+  if constexpr (std::is_same_v<R, float>)
+    slamrg_(&n1, &n2, a, &s1, &s2, index);
+  else
+    dlamrg_(&n1, &n2, a, &s1, &s2, index);
+}
+
+/// ormtr for real types, unmtr for complex ones: c := Q c (side 'L', trans 'N')
+/// with the Q of hetrd.
+template <class T>
+I unmtr(char uplo, I m, I n, const T* a, I lda, const T* tau, T* c, I ldc, T* work, I lwork) {
+  I info = 0;
+  const char side = 'L', trans = 'N';
+  if constexpr (kIsF32<T>)
+    sormtr_(&side, &uplo, &trans, &m, &n, a, &lda, tau, c, &ldc, work, &lwork, &info, 1, 1, 1);
+  else if constexpr (kIsF64<T>)
+    dormtr_(&side, &uplo, &trans, &m, &n, a, &lda, tau, c, &ldc, work, &lwork, &info, 1, 1, 1);
+  else if constexpr (kIsC64<T>)
+    cunmtr_(&side, &uplo, &trans, &m, &n, a, &lda, tau, c, &ldc, work, &lwork, &info, 1, 1, 1);
+  else
+    zunmtr_(&side, &uplo, &trans, &m, &n, a, &lda, tau, c, &ldc, work, &lwork, &info, 1, 1, 1);
   return info;
 }
 

@@ -514,6 +514,93 @@ TEST(LinalgEigh, SpecialMatrices) {
     }
 }
 
+// Note [Eigh in phases]: one matrix of order 64 and up on two threads runs
+// hetrd, stedc on the two halves, their merge and unmtr by column blocks itself.
+// The cases hit the merge's corners: no coupling at the cut (block
+// diagonal, diagonal, zero), heavy deflation (repeated eigenvalues, one
+// or two eigenvalues left to the secular equation) and extreme scales;
+// eigenvalues must also match the one-thread syevd/heevd.
+TEST(LinalgEigh, PhasesOnTwoThreads) {
+  namespace ld = tenferro::linalg::detail;
+  CpuBackend cpu;
+  const int before = tenferro::get_num_threads();
+  std::uint64_t seed = 700;
+  for (DType d : float_dtypes())
+    for (std::int64_t n : {64, 97}) {
+      const double big = real_dtype(d) == DType::f32 ? 1e30 : 1e300;
+      std::vector<std::pair<std::string, Mat>> cases;
+      cases.push_back({"random", random_hermitian(n, is_complex(d), ++seed)});
+      {
+        std::vector<double> w = geometric_values(n, 1e10);
+        for (std::int64_t i = 1; i < n; i += 3)
+          w[static_cast<std::size_t>(i)] = w[static_cast<std::size_t>(i - 1)];
+        Mat q = random_unitary(n, is_complex(d), ++seed);
+        cases.push_back({"spread, repeated", matmul(matmul(q, diag(w, n, n)), adjoint(q))});
+      }
+      Mat blocks = random_hermitian(n, is_complex(d), ++seed);
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < n; ++i)
+          if ((i < n / 2) != (j < n / 2)) blocks(i, j) = 0;
+      cases.push_back({"block diagonal", blocks});
+      Mat dg(n, n);
+      for (std::int64_t i = 0; i < n; ++i) dg(i, i) = static_cast<double>((i * 7) % 5);
+      cases.push_back({"diagonal, repeated", dg});
+      cases.push_back({"zero", Mat(n, n)});
+      for (double scale : {big, 1 / big}) {
+        Mat h = random_hermitian(n, is_complex(d), ++seed);
+        for (auto& x : h.v) x *= scale;
+        cases.push_back({scale > 1 ? "huge entries" : "tiny entries", h});
+      }
+      // Already tridiagonal, coupled only across the cut (n / 2): each half
+      // is diagonal, so two eigenvalues reach the secular equation, or one
+      // when the diagonal is constant (the two coupled ones then coincide).
+      const std::int64_t cut = n / 2;
+      Mat up(n, n), down(n, n), one(n, n);
+      for (std::int64_t i = 0; i < n; ++i) {
+        up(i, i) = 0.37 * static_cast<double>(i) - 3.0;
+        down(i, i) = -up(i, i);
+        one(i, i) = 1.0;
+      }
+      up(cut - 1, cut) = up(cut, cut - 1) = 0.8;
+      down(cut - 1, cut) = down(cut, cut - 1) = 0.8;
+      one(cut - 1, cut) = one(cut, cut - 1) = 0.5;
+      cases.push_back({"two roots, ascending diagonal", up});
+      cases.push_back({"two roots, descending diagonal", down});
+      cases.push_back({"one root", one});
+      for (const auto& [name, mat] : cases)
+        for (bool lower : {true, false}) {
+          SCOPED_TRACE(::testing::Message() << dtype_name(d) << " n " << n << " " << name
+                                            << (lower ? " lower" : " upper"));
+          Tensor t = to_tensor({mat}, {}, d);
+          Mat a = matrix_of(t, 0);
+          double amax = 0;
+          for (auto x : a.v) amax = std::max(amax, std::abs(x));
+          const double scale = amax > 0 ? 1 / amax : 1;
+          for (auto& x : a.v) x *= scale;
+          tenferro::set_num_threads(1);
+          ASSERT_FALSE(ld::use_phased_eigh(n));
+          auto [w1, v1] = linalg::eigh(t, cpu, {.lower = lower});
+          tenferro::set_num_threads(2);
+          ASSERT_TRUE(ld::use_phased_eigh(n));
+          auto [w, v] = linalg::eigh(testing::with_random_layout(t, ++seed), cpu, {.lower = lower});
+          tenferro::set_num_threads(before);
+          Mat V = matrix_of(v, 0);
+          std::vector<double> wr, wr1;
+          for (auto x : vector_of(w, 0)) wr.push_back(x.real() * scale);
+          for (auto x : vector_of(w1, 0)) wr1.push_back(x.real() * scale);
+          const double tol = tol_for(d, n, n);
+          EXPECT_LE(fro(minus(matmul(a, V), matmul(V, diag(wr, n, n)))), tol * (fro(a) + 1e-300));
+          EXPECT_LE(orthonormality_error(V), tol);
+          for (std::size_t i = 1; i < wr.size(); ++i) EXPECT_LE(wr[i - 1], wr[i]);
+          double wdiff = 0;
+          for (std::size_t i = 0; i < wr.size(); ++i)
+            wdiff = std::max(wdiff, std::abs(wr[i] - wr1[i]));
+          EXPECT_LE(wdiff, tol);  // eigenvalues of a scaled to largest entry 1
+        }
+    }
+  tenferro::set_num_threads(before);
+}
+
 // ---- eig -------------------------------------------------------------------------------
 
 TEST(LinalgEig, RightEigenvectors) {
