@@ -148,6 +148,22 @@ std::vector<Tensor> lu_factor_kernel(const NoFamilyAttrs&, std::span<const Tenso
   return {lu, piv};
 }
 
+// Per-thread factor space of the LU kernels (a matrix of lu_count entries
+// and n pivots), from the backend's buffers: zero-filled std::vectors cost a
+// 512 KiB memset per call at order 256, a tenth of det's time on two threads
+// (perf of bench_peer --mode=linalg --filter=det/256).
+template <class T>
+struct FactorSpace {
+  FactorSpace(std::int64_t lu_count, std::int64_t n, Backend& be) {
+    scratch.add(lu, lu_count);
+    scratch.add(ipiv, n);
+    scratch.allocate(be);
+  }
+  Scratch scratch;
+  T* lu = nullptr;
+  lapack_int* ipiv = nullptr;
+};
+
 // ---- linalg.lu_solve, linalg.solve --------------------------------------------------------
 
 // LAPACK's TRANS character.
@@ -232,32 +248,23 @@ Tensor lu_solve_typed(const char* op, const Tensor& lu, const char* lu_name, con
   const lapack_int ln = to_lapack_int(op, n), lr = to_lapack_int(op, nrhs);
   const T* lbase = ptr<T>(lu);
   const T* bbase = ptr<T>(bm);
-  struct State {
-    std::vector<T> lu;
-    std::vector<lapack_int> ipiv;
-  };
   for_each_batch(
       count, split_batch(count, n, n + nrhs),
-      [&] {
-        State st;
-        if (!direct) st.lu.resize(static_cast<std::size_t>(n * n));
-        st.ipiv.resize(static_cast<std::size_t>(n));
-        return st;
-      },
-      [&](std::int64_t b, State& st) {
+      [&] { return FactorSpace<T>(direct ? 0 : n * n, n, be); },
+      [&](std::int64_t b, FactorSpace<T>& st) {
         const T* f = lbase + lb.offsets[static_cast<std::size_t>(b)];
         lapack_int ld = static_cast<lapack_int>(direct ? layout.ld : std::max<std::int64_t>(n, 1));
         if (!direct) {
-          load_matrix(st.lu.data(), n, lbase, lb, b);
-          f = st.lu.data();
+          load_matrix(st.lu, n, lbase, lb, b);
+          f = st.lu;
         }
         for (std::int64_t i = 0; i < n; ++i)
-          st.ipiv[static_cast<std::size_t>(i)] = static_cast<lapack_int>(
+          st.ipiv[i] = static_cast<lapack_int>(
               pbase[pb.offsets[static_cast<std::size_t>(b)] + i * pb.rs] + 1);
         T* xb = ptr<T>(x) + b * n * nrhs;
         load_matrix(xb, n, bbase, rb, b);
         if (n > 0 && nrhs > 0)
-          getrs_auto<T>(trans, ln, lr, f, ld, st.ipiv.data(), xb, std::max<lapack_int>(ln, 1));
+          getrs_auto<T>(trans, ln, lr, f, ld, st.ipiv, xb, std::max<lapack_int>(ln, 1));
       });
   return vector ? x.reshape(b_in.shape()) : x;
 }
@@ -292,26 +299,17 @@ Tensor solve_typed(const Tensor& a, const Tensor& b_in, Backend& be) {
   const lapack_int ld = std::max<lapack_int>(ln, 1);
   const T* abase = ptr<T>(a);
   const T* bbase = ptr<T>(bm);
-  struct State {
-    std::vector<T> lu;
-    std::vector<lapack_int> ipiv;
-  };
   BatchStatus status(count);
   for_each_batch(
-      count, split_batch(count, n, n + nrhs),
-      [&] {
-        return State{std::vector<T>(static_cast<std::size_t>(n * n)),
-                     std::vector<lapack_int>(static_cast<std::size_t>(n))};
-      },
-      [&](std::int64_t b, State& st) {
-        const bool transposed = load_square(st.lu.data(), abase, ab, layout, b);
+      count, split_batch(count, n, n + nrhs), [&] { return FactorSpace<T>(n * n, n, be); },
+      [&](std::int64_t b, FactorSpace<T>& st) {
+        const bool transposed = load_square(st.lu, abase, ab, layout, b);
         T* xb = ptr<T>(x) + b * n * nrhs;
         load_matrix(xb, n, bbase, rb, b);
         if (n == 0) return;
-        int info = getrf_auto<T>(ln, ln, st.lu.data(), ld, st.ipiv.data());
+        int info = getrf_auto<T>(ln, ln, st.lu, ld, st.ipiv);
         if (info != 0) return status.set(b, info);
-        if (nrhs > 0)
-          getrs_auto<T>(transposed ? 'T' : 'N', ln, lr, st.lu.data(), ld, st.ipiv.data(), xb, ld);
+        if (nrhs > 0) getrs_auto<T>(transposed ? 'T' : 'N', ln, lr, st.lu, ld, st.ipiv, xb, ld);
       });
   throw_if_failed(kSolve, a, "a", status, singular_text);
   return vector ? x.reshape(b_in.shape()) : x;
@@ -354,7 +352,8 @@ std::vector<Tensor> solve_factored_kernel(const Transpose& attrs, std::span<cons
 }
 
 template <class T>
-void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* singular) {
+void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* singular,
+                  Backend& be) {
   const MatrixBatch mb = matrix_batch(a);
   const std::int64_t n = mb.rows, count = mb.count();
   const lapack_int ln = to_lapack_int(op, n), ld = std::max<lapack_int>(ln, 1);
@@ -371,46 +370,45 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
   BatchSplit split = split_batch(count, n, n);
   if (by_solve) split.one_lapack_thread = false;
   struct State {
-    std::vector<T> lu, work;
-    std::vector<lapack_int> ipiv;
+    FactorSpace<T> factor;
+    std::vector<T> work;  // getri's
   };
   BatchStatus status(count);
   for_each_batch(
       count, split,
       [&] {
-        State st;
-        st.ipiv.resize(static_cast<std::size_t>(n));
-        if (small_path || by_solve) st.lu.resize(static_cast<std::size_t>(n * n));
-        return st;
+        return State{FactorSpace<T>(small_path || by_solve ? n * n : 0, n, be), {}};
       },
       [&](std::int64_t b, State& st) {
+        T* lu = st.factor.lu;
+        lapack_int* ipiv = st.factor.ipiv;
         T* ob = out + b * n * n;
         if (n == 0) return;
         if (small_path) {
           // Factor a copy, then solve against the identity in the output.
-          load_matrix(st.lu.data(), n, base, mb, b);
-          int info = small::getrf(n, n, st.lu.data(), n, st.ipiv.data());
+          load_matrix(lu, n, base, mb, b);
+          int info = small::getrf(n, n, lu, n, ipiv);
           if (info != 0) return status.set(b, info);
           set_identity(ob, n, n);
-          small::getrs('N', n, n, st.lu.data(), n, st.ipiv.data(), ob, n);
+          small::getrs('N', n, n, lu, n, ipiv, ob, n);
           return;
         }
         if (by_solve) {
-          load_matrix(st.lu.data(), n, base, mb, b);
-          int info = lapack::getrf<T>(ln, ln, st.lu.data(), ld, st.ipiv.data());
+          load_matrix(lu, n, base, mb, b);
+          int info = lapack::getrf<T>(ln, ln, lu, ld, ipiv);
           if (info != 0) return status.set(b, info);
           set_identity(ob, n, n);
-          return status.set(b, lapack::getrs<T>('N', ln, ln, st.lu.data(), ld, st.ipiv.data(), ob, ld));
+          return status.set(b, lapack::getrs<T>('N', ln, ln, lu, ld, ipiv, ob, ld));
         }
         load_matrix(ob, n, base, mb, b);
-        int info = lapack::getrf<T>(ln, ln, ob, ld, st.ipiv.data());
+        int info = lapack::getrf<T>(ln, ln, ob, ld, ipiv);
         if (info != 0) return status.set(b, info);
         if (st.work.empty()) {
           T q(0);
-          lapack::getri<T>(ln, ob, ld, st.ipiv.data(), &q, -1);
+          lapack::getri<T>(ln, ob, ld, ipiv, &q, -1);
           st.work.resize(static_cast<std::size_t>(lapack::query_size(q)));
         }
-        info = lapack::getri<T>(ln, ob, ld, st.ipiv.data(), st.work.data(),
+        info = lapack::getri<T>(ln, ob, ld, ipiv, st.work.data(),
                                 static_cast<lapack_int>(st.work.size()));
         status.set(b, info);
       });
@@ -445,27 +443,20 @@ std::vector<BasicTensorMeta<D>> infer_slogdet(const NoFamilyAttrs&, std::span<co
 // Factors each matrix (a copy, transposed if that is cheaper: det A^T =
 // det A) and calls reduce(b, lu, ipiv) with its LU factors (column-major n x n).
 template <class T, class Reduce>
-void for_each_lu(const char* op, const Tensor& a, Reduce&& reduce) {
+void for_each_lu(const char* op, const Tensor& a, Backend& be, Reduce&& reduce) {
   check_finite(op, a, "a");
   const MatrixBatch mb = matrix_batch(a);
   const std::int64_t n = mb.rows, count = mb.count();
   const lapack_int ln = to_lapack_int(op, n), ld = std::max<lapack_int>(ln, 1);
   const InPlaceLayout layout = in_place_layout(mb);
   const T* base = ptr<T>(a);
-  struct State {
-    std::vector<T> lu;
-    std::vector<lapack_int> ipiv;
-  };
   for_each_batch(
       count, split_batch(count, n, n, kThreadedGetrfWork),
-      [&] {
-        return State{std::vector<T>(static_cast<std::size_t>(n * n)),
-                     std::vector<lapack_int>(static_cast<std::size_t>(n))};
-      },
-      [&](std::int64_t b, State& st) {
-        load_square(st.lu.data(), base, mb, layout, b);
-        if (n > 0) getrf_auto<T>(ln, ln, st.lu.data(), ld, st.ipiv.data());
-        reduce(b, st.lu.data(), st.ipiv.data());
+      [&] { return FactorSpace<T>(n * n, n, be); },
+      [&](std::int64_t b, FactorSpace<T>& st) {
+        load_square(st.lu, base, mb, layout, b);
+        if (n > 0) getrf_auto<T>(ln, ln, st.lu, ld, st.ipiv);
+        reduce(b, st.lu, st.ipiv);
       });
 }
 
@@ -477,7 +468,7 @@ std::vector<Tensor> det_kernel(const NoFamilyAttrs&, std::span<const Tensor> in,
   visit_dtype<kFloatDTypes>(a.dtype(), kDet, [&]<class T>() {
     T* o = ptr<T>(out);
     // det = (-1)^(number of interchanges) * prod diag(U).
-    for_each_lu<T>(kDet, a, [&](std::int64_t b, const T* lu, const lapack_int* ipiv) {
+    for_each_lu<T>(kDet, a, be, [&](std::int64_t b, const T* lu, const lapack_int* ipiv) {
       T d(1);
       for (std::int64_t i = 0; i < n; ++i) {
         d *= lu[i + i * n];
@@ -499,7 +490,7 @@ std::vector<Tensor> slogdet_kernel(const NoFamilyAttrs&, std::span<const Tensor>
     using R = real_t<T>;
     T* so = ptr<T>(sign);
     R* lo = ptr<R>(logabs);
-    for_each_lu<T>(kSlogdet, a, [&](std::int64_t b, const T* lu, const lapack_int* ipiv) {
+    for_each_lu<T>(kSlogdet, a, be, [&](std::int64_t b, const T* lu, const lapack_int* ipiv) {
       T sg(1);
       R la(0);
       for (std::int64_t i = 0; i < n; ++i) {
@@ -529,7 +520,7 @@ Tensor inverse(const char* op, const Tensor& a, Backend& be, std::vector<char>* 
   check_finite(op, a, "a");
   Tensor out = be.empty(a.dtype(), a.shape());
   visit_dtype<kFloatDTypes>(a.dtype(), op,
-                            [&]<class T>() { inverse_into<T>(op, a, ptr<T>(out), singular); });
+                            [&]<class T>() { inverse_into<T>(op, a, ptr<T>(out), singular, be); });
   return out;
 }
 

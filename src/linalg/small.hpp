@@ -349,8 +349,13 @@ int getrf(std::int64_t m, std::int64_t n, T* a, std::int64_t lda, int* ipiv) {
     }
     if (piv != j)
       for (std::int64_t c = 0; c < n; ++c) std::swap(a[j + c * lda], a[piv + c * lda]);
-    const T inv_pivot = T(1) / a[j + j * lda];
-    for (std::int64_t i = j + 1; i < m; ++i) a[i + j * lda] *= inv_pivot;
+    const T pivot = a[j + j * lda];
+    if (std::abs(pivot) >= std::numeric_limits<R>::min()) {
+      const T inv_pivot = T(1) / pivot;
+      for (std::int64_t i = j + 1; i < m; ++i) a[i + j * lda] *= inv_pivot;
+    } else {  // as getf2: 1 / pivot would overflow
+      for (std::int64_t i = j + 1; i < m; ++i) a[i + j * lda] /= pivot;
+    }
     for (std::int64_t c = j + 1; c < n; ++c) {
       const T f = a[j + c * lda];
       if (f == T(0)) continue;

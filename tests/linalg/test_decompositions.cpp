@@ -361,6 +361,18 @@ TEST(LinalgLu, SingularMatrixFactorsWithoutError) {
             1e-14);
 }
 
+// A subnormal pivot: 1 / pivot overflows, so the multipliers are quotients
+// (getf2's rule), l = 1e-310 / 3e-310 = 1/3, not 1e-310 * inf.
+TEST(LinalgLu, SubnormalPivot) {
+  CpuBackend cpu;
+  Tensor a = Tensor::from_vec_col_major<double>({2, 2}, {3e-310, 1e-310, 1, 2});
+  auto [perm, l, u, p] = linalg::lu(a, cpu);
+  Mat L = matrix_of(l, 0), U = matrix_of(u, 0);
+  EXPECT_NEAR(L(1, 0).real(), 1.0 / 3.0, 1e-6);
+  EXPECT_EQ(U(0, 0), cd(3e-310));
+  EXPECT_NEAR(U(1, 1).real(), 2.0 - 1.0 / 3.0, 1e-12);
+}
+
 // ---- Cholesky --------------------------------------------------------------------------
 
 TEST(LinalgCholesky, LowerAndUpper) {
