@@ -34,9 +34,11 @@
 #    its Archer tool, which shows TSan the synchronisation of OpenMP regions
 #    (GCC's libgomp is invisible to TSan): the threaded CPU kernels with two
 #    OpenMP threads (every kernel's parallel path against its serial one),
-#    the thread setting, and the objects shared between std::threads (a
-#    Runtime running programs concurrently, the einsum plan cache).
-#    tests/support/tsan.supp silences libomp's own uninstrumented internals.
+#    the thread setting, the objects shared between std::threads (a
+#    Runtime running programs concurrently, the einsum plan cache) and the
+#    threaded linalg paths (batch loops, Note [Eigh in phases]).
+#    tests/support/tsan.supp silences libomp's and OpenBLAS's own
+#    uninstrumented internals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -84,7 +86,7 @@ CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DTENFERRO_FFT_AVX2=OFF \
   -DTENFERRO_BUILD_BENCHMARKS=OFF -DTENFERRO_BUILD_EXAMPLES=OFF \
   -DTENFERRO_SKIP_MODULES="cuda;webgpu;xla;dist;install;python;standalone" $unity
-tsan_tests="cpu/test_cpu_kernels cpu/test_thread_setting runtime/test_runtime einsum/test_einsum_plan"
+tsan_tests="cpu/test_cpu_kernels cpu/test_thread_setting runtime/test_runtime einsum/test_einsum_plan linalg/test_linalg_decompositions"
 cmake --build build-tsan -j"$jobs" --target $(for t in $tsan_tests; do printf '%s ' "${t#*/}"; done)
 for t in $tsan_tests; do
   OMP_NUM_THREADS=2 OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so \
