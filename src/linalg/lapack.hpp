@@ -63,6 +63,22 @@ void sgetri_(const I*, float*, const I*, const I*, float*, const I*, I*);
 void dgetri_(const I*, double*, const I*, const I*, double*, const I*, I*);
 void cgetri_(const I*, c32*, const I*, const I*, c32*, const I*, I*);
 void zgetri_(const I*, c64*, const I*, const I*, c64*, const I*, I*);
+void strtri_(const char*, const char*, const I*, float*, const I*, I*, std::size_t, std::size_t);
+void dtrtri_(const char*, const char*, const I*, double*, const I*, I*, std::size_t, std::size_t);
+void ctrtri_(const char*, const char*, const I*, c32*, const I*, I*, std::size_t, std::size_t);
+void ztrtri_(const char*, const char*, const I*, c64*, const I*, I*, std::size_t, std::size_t);
+void strmm_(const char*, const char*, const char*, const char*, const I*, const I*, const float*,
+            const float*, const I*, float*, const I*, std::size_t, std::size_t, std::size_t,
+            std::size_t);
+void dtrmm_(const char*, const char*, const char*, const char*, const I*, const I*, const double*,
+            const double*, const I*, double*, const I*, std::size_t, std::size_t, std::size_t,
+            std::size_t);
+void ctrmm_(const char*, const char*, const char*, const char*, const I*, const I*, const c32*,
+            const c32*, const I*, c32*, const I*, std::size_t, std::size_t, std::size_t,
+            std::size_t);
+void ztrmm_(const char*, const char*, const char*, const char*, const I*, const I*, const c64*,
+            const c64*, const I*, c64*, const I*, std::size_t, std::size_t, std::size_t,
+            std::size_t);
 // ---- Cholesky ------------------------------------------------------------------
 void spotrf_(const char*, const I*, float*, const I*, I*, std::size_t);
 void dpotrf_(const char*, const I*, double*, const I*, I*, std::size_t);
@@ -269,6 +285,37 @@ I getri(I n, T* a, I lda, const I* ipiv, T* work, I lwork) {
   else
     zgetri_(&n, a, &lda, ipiv, work, &lwork, &info);
   return info;
+}
+
+/// The inverse of a triangular matrix in place (diag 'U': unit diagonal,
+/// not read).
+template <class T>
+I trtri(char uplo, char diag, I n, T* a, I lda) {
+  I info = 0;
+  if constexpr (kIsF32<T>)
+    strtri_(&uplo, &diag, &n, a, &lda, &info, 1, 1);
+  else if constexpr (kIsF64<T>)
+    dtrtri_(&uplo, &diag, &n, a, &lda, &info, 1, 1);
+  else if constexpr (kIsC64<T>)
+    ctrtri_(&uplo, &diag, &n, a, &lda, &info, 1, 1);
+  else
+    ztrtri_(&uplo, &diag, &n, a, &lda, &info, 1, 1);
+  return info;
+}
+
+/// B := op(A) B (side 'L', alpha 1) with A triangular.
+template <class T>
+void trmm(char uplo, char transa, char diag, I m, I n, const T* a, I lda, T* b, I ldb) {
+  const T one(1);
+  const char side = 'L';
+  if constexpr (kIsF32<T>)
+    strmm_(&side, &uplo, &transa, &diag, &m, &n, &one, a, &lda, b, &ldb, 1, 1, 1, 1);
+  else if constexpr (kIsF64<T>)
+    dtrmm_(&side, &uplo, &transa, &diag, &m, &n, &one, a, &lda, b, &ldb, 1, 1, 1, 1);
+  else if constexpr (kIsC64<T>)
+    ctrmm_(&side, &uplo, &transa, &diag, &m, &n, &one, a, &lda, b, &ldb, 1, 1, 1, 1);
+  else
+    ztrmm_(&side, &uplo, &transa, &diag, &m, &n, &one, a, &lda, b, &ldb, 1, 1, 1, 1);
 }
 
 template <class T>

@@ -359,16 +359,20 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
   const lapack_int ln = to_lapack_int(op, n), ld = std::max<lapack_int>(ln, 1);
   const T* base = ptr<T>(a);
   const bool small_path = small::use_small_factor(n, n);
-  // Note [Inverse on threads]: getri's column sweep runs on one thread, while
-  // getrs against the identity is two triangular solves with n right-hand
-  // sides, which OpenBLAS spreads over its threads: a third more arithmetic
-  // (8/3 n^3 against 2 n^3 flops), but faster once there are two threads.
-  // One matrix of order 128 and up on several threads goes that way, with
-  // LAPACK on all of them (inv/256x256, 2 threads, 2-vCPU AMD EPYC:
-  // 3.2 ms with getri, 2.3 ms with getrs; bench_peer --mode=linalg).
-  const bool by_solve = !small_path && count == 1 && n >= 128 && get_num_threads() > 1 && !omp_in_parallel();
+  // Note [Inverse on threads]: getri's column sweep runs on one thread.
+  // One matrix of order 128 and up on several threads is inverted as
+  // inv(U) inv(L) P instead: getrf on LAPACK's threads, the two triangular
+  // inverses (trtri) side by side, their product (trmm) by column halves,
+  // then getri's column interchanges. Each parallel step is one region with
+  // BLAS on one thread inside, so only getrf depends on OpenBLAS's own
+  // threading, whose speed on 2-vCPU VMs changes with the machine's state.
+  // inv/256x256, 2 threads, 2-vCPU AMD EPYC, bench_peer --mode=linalg:
+  // getri 3.2 ms; getrs against the identity on OpenBLAS's threads (the
+  // way before) 1.31-1.33 ms; this way 1.19-1.21 ms.
+  const bool by_triangles =
+      !small_path && count == 1 && n >= 128 && get_num_threads() > 1 && !omp_in_parallel();
   BatchSplit split = split_batch(count, n, n);
-  if (by_solve) split.one_lapack_thread = false;
+  if (by_triangles) split.one_lapack_thread = false;
   struct State {
     FactorSpace<T> factor;
     std::vector<T> work;  // getri's
@@ -377,7 +381,7 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
   for_each_batch(
       count, split,
       [&] {
-        return State{FactorSpace<T>(small_path || by_solve ? n * n : 0, n, be), {}};
+        return State{FactorSpace<T>(small_path || by_triangles ? n * n : 0, n, be), {}};
       },
       [&](std::int64_t b, State& st) {
         T* lu = st.factor.lu;
@@ -393,12 +397,33 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
           small::getrs('N', n, n, lu, n, ipiv, ob, n);
           return;
         }
-        if (by_solve) {
+        if (by_triangles) {
           load_matrix(lu, n, base, mb, b);
           int info = lapack::getrf<T>(ln, ln, lu, ld, ipiv);
           if (info != 0) return status.set(b, info);
-          set_identity(ob, n, n);
-          return status.set(b, lapack::getrs<T>('N', ln, ln, lu, ld, ipiv, ob, ld));
+          // inv(a) = inv(U) inv(L) P: the two triangular inverses side by
+          // side (U's in lu, L's in ob), then the product by column halves.
+          OneLapackThread one(true);
+          int tri_info[2] = {0, 0};
+          std::copy_n(lu, n * n, ob);
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+          for (int t = 0; t < 2; ++t)
+            tri_info[t] = t == 0 ? lapack::trtri<T>('U', 'N', ln, lu, ld)
+                                 : lapack::trtri<T>('L', 'U', ln, ob, ld);
+          if (tri_info[0] != 0) return status.set(b, tri_info[0]);
+          for (std::int64_t j = 0; j < n; ++j) {  // inv(L): unit lower triangular
+            std::fill_n(ob + j * n, j, T(0));
+            ob[j + j * n] = T(1);
+          }
+          const std::int64_t half = n / 2;
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+          for (int t = 0; t < 2; ++t)
+            lapack::trmm<T>('U', 'N', 'N', ln, static_cast<lapack_int>(t == 0 ? half : n - half),
+                            lu, ld, ob + (t == 0 ? 0 : half) * n, ld);
+          for (std::int64_t j = n - 2; j >= 0; --j)  // times P: getri's column interchanges
+            if (ipiv[j] - 1 != j)
+              std::swap_ranges(ob + j * n, ob + (j + 1) * n, ob + (ipiv[j] - 1) * n);
+          return;
         }
         load_matrix(ob, n, base, mb, b);
         int info = lapack::getrf<T>(ln, ln, ob, ld, ipiv);
