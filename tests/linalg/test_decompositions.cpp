@@ -490,40 +490,59 @@ TEST(LinalgEigh, DecompositionAscendingOrthonormal) {
           }
 }
 
+// Hermitian matrices that are hard for eigh: zero, a diagonal with repeated
+// eigenvalues, and a random one scaled to each end of the dtype's range.
+std::vector<std::pair<std::string, Mat>> special_hermitian(DType d, std::int64_t n,
+                                                           std::uint64_t seed) {
+  const double big = real_dtype(d) == DType::f32 ? 1e30 : 1e300;
+  std::vector<std::pair<std::string, Mat>> cases;
+  cases.push_back({"zero", Mat(n, n)});
+  Mat dg(n, n);
+  for (std::int64_t i = 0; i < n; ++i) dg(i, i) = static_cast<double>(i % 3);
+  cases.push_back({"diagonal, repeated", dg});
+  for (double scale : {big, 1 / big}) {
+    Mat h = random_hermitian(n, is_complex(d), seed);
+    for (auto& x : h.v) x *= scale;
+    cases.push_back({scale > 1 ? "huge entries" : "tiny entries", h});
+  }
+  return cases;
+}
+
+// The matrix of t scaled to largest entry 1, and that scale.
+std::pair<Mat, double> unit_scaled(const Tensor& t) {
+  Mat a = matrix_of(t, 0);
+  double amax = 0;
+  for (auto x : a.v) amax = std::max(amax, std::abs(x));
+  const double scale = amax > 0 ? 1 / amax : 1;
+  for (auto& x : a.v) x *= scale;
+  return {a, scale};
+}
+
+// Checks eigh's (w, v) of a matrix whose scaled copy is `a` (unit_scaled):
+// A V = V diag(w), V orthonormal, w ascending. Returns w times the scale.
+std::vector<double> expect_eigh_of(const Mat& a, double scale, const Tensor& w, const Tensor& v,
+                                   double tol) {
+  const std::int64_t n = a.rows;
+  Mat V = matrix_of(v, 0);
+  std::vector<double> wr;
+  for (auto x : vector_of(w, 0)) wr.push_back(x.real() * scale);
+  EXPECT_LE(fro(minus(matmul(a, V), matmul(V, diag(wr, n, n)))), tol * (fro(a) + 1e-300));
+  EXPECT_LE(orthonormality_error(V), tol);
+  for (std::size_t i = 1; i < wr.size(); ++i) EXPECT_LE(wr[i - 1], wr[i]);
+  return wr;
+}
+
 TEST(LinalgEigh, SpecialMatrices) {
   CpuBackend cpu;
   for (DType d : float_dtypes())
-    for (std::int64_t n : {5, 40}) {
-      const double big = real_dtype(d) == DType::f32 ? 1e30 : 1e300;
-      std::vector<std::pair<std::string, Mat>> cases;
-      cases.push_back({"zero", Mat(n, n)});
-      Mat dg(n, n);
-      for (std::int64_t i = 0; i < n; ++i)
-        dg(i, i) = static_cast<double>(i % 3);  // repeated eigenvalues
-      cases.push_back({"diagonal, repeated", dg});
-      for (double scale : {big, 1 / big}) {
-        Mat h = random_hermitian(n, is_complex(d), 93);
-        for (auto& x : h.v) x *= scale;
-        cases.push_back({scale > 1 ? "huge entries" : "tiny entries", h});
-      }
-      for (const auto& [name, mat] : cases) {
+    for (std::int64_t n : {5, 40})
+      for (const auto& [name, mat] : special_hermitian(d, n, 93)) {
         SCOPED_TRACE(::testing::Message() << dtype_name(d) << " n " << n << " " << name);
         Tensor t = to_tensor({mat}, {}, d);
-        Mat a = matrix_of(t, 0);
-        double amax = 0;
-        for (auto x : a.v) amax = std::max(amax, std::abs(x));
-        const double scale = amax > 0 ? 1 / amax : 1;
-        for (auto& x : a.v) x *= scale;
+        auto [a, scale] = unit_scaled(t);
         auto [w, v] = linalg::eigh(t, cpu);
-        Mat V = matrix_of(v, 0);
-        std::vector<double> wr;
-        for (auto x : vector_of(w, 0)) wr.push_back(x.real() * scale);
-        const double tol = tol_for(d, n, n);
-        EXPECT_LE(fro(minus(matmul(a, V), matmul(V, diag(wr, n, n)))), tol * (fro(a) + 1e-300));
-        EXPECT_LE(orthonormality_error(V), tol);
-        for (std::size_t i = 1; i < wr.size(); ++i) EXPECT_LE(wr[i - 1], wr[i]);
+        expect_eigh_of(a, scale, w, v, tol_for(d, n, n));
       }
-    }
 }
 
 // Note [Eigh in phases]: one matrix of order 64 and up on two threads runs
@@ -539,8 +558,7 @@ TEST(LinalgEigh, PhasesOnTwoThreads) {
   std::uint64_t seed = 700;
   for (DType d : float_dtypes())
     for (std::int64_t n : {64, 97}) {
-      const double big = real_dtype(d) == DType::f32 ? 1e30 : 1e300;
-      std::vector<std::pair<std::string, Mat>> cases;
+      std::vector<std::pair<std::string, Mat>> cases = special_hermitian(d, n, ++seed);
       cases.push_back({"random", random_hermitian(n, is_complex(d), ++seed)});
       {
         std::vector<double> w = geometric_values(n, 1e10);
@@ -554,15 +572,6 @@ TEST(LinalgEigh, PhasesOnTwoThreads) {
         for (std::int64_t i = 0; i < n; ++i)
           if ((i < n / 2) != (j < n / 2)) blocks(i, j) = 0;
       cases.push_back({"block diagonal", blocks});
-      Mat dg(n, n);
-      for (std::int64_t i = 0; i < n; ++i) dg(i, i) = static_cast<double>((i * 7) % 5);
-      cases.push_back({"diagonal, repeated", dg});
-      cases.push_back({"zero", Mat(n, n)});
-      for (double scale : {big, 1 / big}) {
-        Mat h = random_hermitian(n, is_complex(d), ++seed);
-        for (auto& x : h.v) x *= scale;
-        cases.push_back({scale > 1 ? "huge entries" : "tiny entries", h});
-      }
       // Already tridiagonal, coupled only across the cut (n / 2): each half
       // is diagonal, so two eigenvalues reach the secular equation, or one
       // when the diagonal is constant (the two coupled ones then coincide).
@@ -584,11 +593,7 @@ TEST(LinalgEigh, PhasesOnTwoThreads) {
           SCOPED_TRACE(::testing::Message() << dtype_name(d) << " n " << n << " " << name
                                             << (lower ? " lower" : " upper"));
           Tensor t = to_tensor({mat}, {}, d);
-          Mat a = matrix_of(t, 0);
-          double amax = 0;
-          for (auto x : a.v) amax = std::max(amax, std::abs(x));
-          const double scale = amax > 0 ? 1 / amax : 1;
-          for (auto& x : a.v) x *= scale;
+          auto [a, scale] = unit_scaled(t);
           tenferro::set_num_threads(1);
           ASSERT_FALSE(ld::use_phased_eigh(n));
           auto [w1, v1] = linalg::eigh(t, cpu, {.lower = lower});
@@ -596,14 +601,10 @@ TEST(LinalgEigh, PhasesOnTwoThreads) {
           ASSERT_TRUE(ld::use_phased_eigh(n));
           auto [w, v] = linalg::eigh(testing::with_random_layout(t, ++seed), cpu, {.lower = lower});
           tenferro::set_num_threads(before);
-          Mat V = matrix_of(v, 0);
-          std::vector<double> wr, wr1;
-          for (auto x : vector_of(w, 0)) wr.push_back(x.real() * scale);
-          for (auto x : vector_of(w1, 0)) wr1.push_back(x.real() * scale);
           const double tol = tol_for(d, n, n);
-          EXPECT_LE(fro(minus(matmul(a, V), matmul(V, diag(wr, n, n)))), tol * (fro(a) + 1e-300));
-          EXPECT_LE(orthonormality_error(V), tol);
-          for (std::size_t i = 1; i < wr.size(); ++i) EXPECT_LE(wr[i - 1], wr[i]);
+          const std::vector<double> wr = expect_eigh_of(a, scale, w, v, tol);
+          std::vector<double> wr1;
+          for (auto x : vector_of(w1, 0)) wr1.push_back(x.real() * scale);
           double wdiff = 0;
           for (std::size_t i = 0; i < wr.size(); ++i)
             wdiff = std::max(wdiff, std::abs(wr[i] - wr1[i]));
