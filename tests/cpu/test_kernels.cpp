@@ -59,16 +59,6 @@ void for_each_sample(const std::vector<OpSample>& samples, F&& check) {
   }
 }
 
-// Restores the thread count a test changed.
-class ThreadGuard {
- public:
-  ThreadGuard() : saved_(get_num_threads()) {}
-  ~ThreadGuard() { set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
-
 class KernelVsReference : public ::testing::TestWithParam<OpKind> {};
 
 TEST_P(KernelVsReference, ValuesMetadataAndUntouchedInputs) {

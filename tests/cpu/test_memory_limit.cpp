@@ -3,6 +3,9 @@
 // limit, before any memory is touched; a budget set by the user holds for
 // all live buffers together; the CPU backend's buffer cache gives its
 // buffers back when the budget is reached.
+#include <array>
+#include <complex>
+
 #include "support/test_support.hpp"
 #include "tenferro/cpu.hpp"
 
@@ -110,4 +113,64 @@ TEST(MemoryLimit, TheBufferCacheKeepsBuffersFrom128KiB) {
   auto small = cpu.allocate_storage((std::size_t{128} << 10) - 64);
   small.reset();
   EXPECT_EQ(host_memory_in_use(), held);  // freed, not kept
+}
+
+// Note [Copies by batch chunks] (src/cpu/dot_general.cpp): a batched product
+// whose operand must be copied for BLAS (here the lhs, whose free axes m1 and
+// m2 lie on either side of the contracting one) copies it slice by slice of
+// the batch axes, so it runs in a budget of a few MiB above its operands and
+// result, where one copy of the whole lhs needs 24 MiB. Two layouts of the
+// batch axes: b2 (slowest) cut into ranges with a shorter last one, and
+// both b2 and b1 sliced. The values against a naive loop, on one and two
+// threads; the output is written once through a layout that BLAS cannot
+// write either (m1 and n interleaved), which needs a scratch output too.
+TEST(MemoryLimit, ALargeBatchedProductCopiesItsOperandsSliceBySlice) {
+  using C = std::complex<double>;
+  ThreadGuard guard;
+  const std::int64_t m1 = 4, m2 = 6, k = 20, n = 12;
+  for (auto [b1, b2] : {std::array<std::int64_t, 2>{7, 0}, {0, 3}})
+    for (DType d : {DType::f64, DType::f32, DType::c128})
+      for (bool scratch_out : {false, true})
+        for (int threads : {1, 2}) {
+          set_num_threads(threads);
+          // lhs 24 MiB: b1 or b2 (whichever is 0) sized to reach it.
+          const std::int64_t per_batch = m1 * k * m2,
+                             batches = (std::int64_t{24} << 20) / dtype_size(d) / per_batch;
+          const std::int64_t e1 = b1 > 0 ? b1 : batches / b2, e2 = b2 > 0 ? b2 : batches / b1;
+          CpuBackend cpu;  // an empty buffer cache
+          const Tensor a = random_tensor({m1, k, m2, e1, e2}, d, 7);
+          const Tensor b = random_tensor({k, n, e1, e2}, d, 8);
+          const DotGeneralAttrs dims{.lhs_batching_dimensions = {3, 4},
+                                     .rhs_batching_dimensions = {2, 3},
+                                     .lhs_contracting_dimensions = {1},
+                                     .rhs_contracting_dimensions = {0}};
+          // Output [e1, e2, m1, m2, n], stored as [m2, m1, e1, n, e2] or densely.
+          const Tensor out = scratch_out
+                                 ? Tensor::empty({m2, m1, e1, n, e2}, d).permute({2, 4, 1, 0, 3})
+                                 : Tensor::empty({e1, e2, m1, m2, n}, d);
+          {
+            Budget budget(host_memory_in_use() + (std::size_t{8} << 20));
+            const std::vector<Tensor> in{a, b};
+            cpu.execute(OpKind::dot_general, dims, in, out);
+          }
+          const auto av = ops::convert(a, DType::c128, cpu).to_vec_col_major<C>();
+          const auto bv = ops::convert(b, DType::c128, cpu).to_vec_col_major<C>();
+          const auto cv = ops::convert(out, DType::c128, cpu).to_vec_col_major<C>();
+          double worst = 0;
+          for (std::int64_t q = 0; q < e1 * e2; ++q)
+            for (std::int64_t j = 0; j < n; ++j)
+              for (std::int64_t i = 0; i < m1 * m2; ++i) {
+                const std::int64_t i1 = i % m1, i2 = i / m1;
+                C want = 0;
+                for (std::int64_t p = 0; p < k; ++p)
+                  want += av[static_cast<std::size_t>(i1 + m1 * (p + k * (i2 + m2 * q)))] *
+                          bv[static_cast<std::size_t>(p + k * (j + n * q))];
+                worst = std::max(
+                    worst,
+                    std::abs(cv[static_cast<std::size_t>(q + e1 * e2 * (i + m1 * m2 * j))] - want));
+              }
+          EXPECT_LE(worst, (d == DType::f32 ? 1e-5 : 1e-13) * static_cast<double>(k))
+              << d << " batch " << e1 << " x " << e2 << (scratch_out ? " scratch output " : " ")
+              << threads << " threads";
+        }
 }

@@ -25,6 +25,18 @@ Tensor random_tensor(const Shape& shape, DType dtype, std::uint64_t seed);
 /// storage offset, or combinations. `kind` forces one (0..5) when >= 0.
 Tensor with_random_layout(const Tensor& t, std::uint64_t seed, int kind = -1);
 
+/// Restores the thread count (`set_num_threads`) a test changed.
+class ThreadGuard {
+ public:
+  ThreadGuard() : saved_(get_num_threads()) {}
+  ~ThreadGuard() { set_num_threads(saved_); }
+  ThreadGuard(const ThreadGuard&) = delete;
+  ThreadGuard& operator=(const ThreadGuard&) = delete;
+
+ private:
+  int saved_;
+};
+
 /// Number of layouts `with_random_layout` knows (for exhaustive loops).
 inline constexpr int kNumLayouts = 6;
 
