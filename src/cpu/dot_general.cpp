@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "blas.hpp"
@@ -88,11 +89,16 @@ constexpr double kSyrkWork = 80.0 * 80.0 * 80.0;
 constexpr double kSyrkWorkThreads = 320.0 * 320.0 * 320.0;
 
 // Copies `t` column-major with its axes in `order` (DotGeneralPlan copy).
+// The copy keeps t's axis order; its strides say where each axis went.
 Tensor copy_permuted(const Tensor& t, const DimVec& order, Backend& scratch) {
-  Tensor c = t.permute(order);
-  Tensor out = Tensor(scratch.allocate_storage(static_cast<std::size_t>(c.numel()) * dtype_size(c.dtype())),
-                      c.dtype(), c.shape(), col_major_strides(c.shape()), 0);
-  parallel_copy(out, c);
+  const Strides dense = col_major_strides(t.permute(order).shape());
+  Strides strides(order.size());
+  for (std::size_t j = 0; j < order.size(); ++j)
+    strides[static_cast<std::size_t>(order[j])] = dense[j];
+  Tensor out =
+      Tensor(scratch.allocate_storage(static_cast<std::size_t>(t.numel()) * dtype_size(t.dtype())),
+             t.dtype(), t.shape(), strides, 0);
+  parallel_copy(out, t);
   return out;
 }
 
@@ -284,107 +290,162 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
   if (p.out.copy) parallel_copy(out, target);
 }
 
-// Note [Copies by batch chunks]: a product whose plan copies more than
-// kChunkCopyBytes (operands and scratch output together) and that has batch
-// axes runs as a sequence of products on slices of its batch axes, each
-// copying about kChunkBytes, instead of one product on copies of the whole
-// operands. Every slice's copies then come from the same buffers of the
-// backend's cache, where whole copies need buffers as large as the
-// operands: fresh memory on a first call, which a VM pays for in page
-// faults (Note [Buffer cache]). The batch axes of largest stride in the
-// largest copied operand are sliced first, the last one into ranges; an
-// axis is sliced only while each slice still reads runs of at least
-// kChunkMinRunBytes of that operand (finer slices reread its cache lines:
+// Note [Copies by slices]: a product whose plan copies more than
+// kSliceCopyBytes (operands and scratch output together) runs as a sequence
+// of products on slices of its axes, each copying about kSliceBytes,
+// instead of one product on copies of the whole operands. Every slice's
+// copies come from the same buffers of the backend's cache, where whole
+// copies need buffers as large as the operands: fresh memory on a first
+// call, which a VM pays for in page faults (Note [Buffer cache]).
+// - Batch axes are sliced first, those of largest stride in the largest
+//   copy first, the last one into ranges.
+// - Without batch axes to slice, the free axes of the larger copied operand
+//   are, in the same order, when its copy is over kSliceFreeCopyBytes. Each
+//   slice's product reads all of the other operand again, so a slice copies
+//   at least 4 times what that operand has (the extra reads stay under a
+//   quarter of the copy's), and the other operand, when it is copied too,
+//   is copied once, whole, beforehand. (From 16 MiB and with slices of
+//   once the other operand, mera_open_26 along our path took 0.70-0.73 s
+//   instead of 0.74, but str_nw_mera_closed_120 along opt_size at two
+//   cores 0.61-0.62 instead of 0.53-0.56.)
+// An axis is sliced only while each slice still reads runs of at least
+// kSliceMinRunBytes of that operand (finer slices reread its cache lines:
 // slicing a batch axis of stride 16 took tensornetwork_permutation_light_415
-// along opt_flops from 133 to 145 ms). Measured (bench_peer --mode=einsum,
-// pinned, 2-vCPU AMD EPYC): gm_queen5_5_3 along our path, whose step from
-// operands of 344 MB and 1033 MB to 38 MB copied both whole (1.38 GB),
-// now faults 562 000 pages in its first call instead of 899 000 (perf
-// stat). At one core that call took 1.8-2.4 s instead of 4.5-7.9 s, and
-// later calls 1.20-1.28 s; at two cores, 0.67-0.98 s against 1.2-3.2 s.
-constexpr std::int64_t kChunkCopyBytes = std::int64_t{16} << 20;
-constexpr std::int64_t kChunkBytes = std::int64_t{2} << 20;
-constexpr std::int64_t kChunkMinRunBytes = 4096;
+// along opt_flops from 133 to 145 ms).
+// Measured (bench_peer --mode=einsum, pinned, 2-vCPU AMD EPYC):
+// - gm_queen5_5_3 along our path, whose step from operands of 344 MB and
+//   1033 MB to 38 MB copied both whole (1.38 GB), faults 562 000 pages in
+//   its first call instead of 899 000 (perf stat). At one core that call
+//   took 1.8-2.4 s instead of 4.5-7.9 s, and later calls 1.20-1.28 s; at
+//   two cores, 0.67-0.98 s against 1.2-3.2 s.
+// - str_nw_mera_closed_120 along opt_flops (copies of 271 and 275 MB
+//   without batch axes): the first call at one core 1.43-1.55 s instead of
+//   1.72-2.57 s, later calls 1.06-1.12 s instead of 1.16-1.18.
+constexpr std::int64_t kSliceCopyBytes = std::int64_t{16} << 20;
+constexpr std::int64_t kSliceBytes = std::int64_t{2} << 20;
+constexpr std::int64_t kSliceMinRunBytes = 4096;
+constexpr std::int64_t kSliceFreeCopyBytes = std::int64_t{64} << 20;
 
-// The slices of the batch axes (Note [Copies by batch chunks]): `sliced` lists
-// batch indices (into plan.batch_shape), outermost first; the last one is cut
-// into ranges of `last_len`, the others into single indices.
-struct BatchChunks {
-  DimVec sliced;
-  std::int64_t last_len = 1;
+// One sliced axis of the product: its position in lhs, rhs and out (-1 where
+// the tensor does not have it) and its extent.
+struct SlicedAxis {
+  std::int64_t lhs = -1, rhs = -1, out = -1, extent = 1;
 };
 
-std::optional<BatchChunks> batch_chunks(const ops::DotGeneralPlan& p, const Tensor& lhs,
-                                        const Tensor& rhs, const Tensor& out, std::size_t elem) {
+// Note [Copies by slices]: the axes sliced, outermost first (each in single
+// indices but the last, in ranges of `last_len`), and the operand copied
+// whole beforehand (0 lhs, 1 rhs, -1 none).
+struct Slicing {
+  std::vector<SlicedAxis> axes;
+  std::int64_t last_len = 1;
+  int copy_first = -1;
+};
+
+// Slices candidates (each with its stride in the operand that decides, the
+// largest first) until at most `limit` of the `units` that they and the
+// axes left whole make up remain per slice.
+bool slice_axes(std::vector<std::pair<SlicedAxis, std::int64_t>> cands, std::int64_t units,
+                std::int64_t limit, std::size_t elem, Slicing& s) {
+  std::stable_sort(cands.begin(), cands.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [axis, stride] : cands) {
+    if (units <= limit) break;
+    if (axis.extent <= 1) continue;
+    const std::int64_t rest = units / axis.extent;
+    const std::int64_t len =
+        std::clamp<std::int64_t>(limit / std::max<std::int64_t>(rest, 1), 1, axis.extent);
+    if (stride * len * static_cast<std::int64_t>(elem) < kSliceMinRunBytes) break;
+    units = rest;
+    s.axes.push_back(axis);
+    s.last_len = len;
+  }
+  return !s.axes.empty();
+}
+
+std::optional<Slicing> slicing(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rhs,
+                               const Tensor& out, std::size_t elem) {
   const std::int64_t copied = p.copied_elements() * static_cast<std::int64_t>(elem);
-  if (copied <= kChunkCopyBytes || p.batch_count <= 1) return std::nullopt;
-  // The operand whose copy is largest decides the order (the output's
-  // scratch counts as a copy of the output).
-  const Tensor* t = &out;
-  const DimVec* axes = &p.out_batch;
+  if (copied <= kSliceCopyBytes) return std::nullopt;
+  // The largest copy (the output's scratch counts as a copy of the output).
+  int big = 2;
   std::int64_t most = p.out.copy ? out.numel() : 0;
   if (p.lhs.copy && lhs.numel() > most) {
-    t = &lhs;
-    axes = &p.axes.lhs.batch;
+    big = 0;
     most = lhs.numel();
   }
   if (p.rhs.copy && rhs.numel() > most) {
-    t = &rhs;
-    axes = &p.axes.rhs.batch;
+    big = 1;
+    most = rhs.numel();
   }
-  const std::size_t nb = p.batch_shape.size();
-  DimVec order(nb);
-  for (std::size_t i = 0; i < nb; ++i) order[i] = static_cast<std::int64_t>(i);
-  auto stride_of = [&](std::int64_t i) {
-    return std::abs(t->strides()[static_cast<std::size_t>((*axes)[static_cast<std::size_t>(i)])]);
+  const Tensor& t = big == 0 ? lhs : big == 1 ? rhs : out;
+  auto stride = [&](std::int64_t axis) {
+    return std::abs(t.strides()[static_cast<std::size_t>(axis)]);
   };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::int64_t a, std::int64_t b) { return stride_of(a) > stride_of(b); });
-  const std::int64_t per_batch = std::max<std::int64_t>(1, copied / p.batch_count);
-  const std::int64_t limit = std::max<std::int64_t>(1, kChunkBytes / per_batch);
-  BatchChunks c;
-  std::int64_t inner = p.batch_count;
-  for (std::int64_t i : order) {
-    if (inner <= limit) break;
-    const std::int64_t e = p.batch_shape[static_cast<std::size_t>(i)];
-    if (e <= 1) continue;
-    const std::int64_t rest = inner / e;
-    const std::int64_t len =
-        std::clamp<std::int64_t>(limit / std::max<std::int64_t>(rest, 1), 1, e);
-    if (stride_of(i) * len * static_cast<std::int64_t>(elem) < kChunkMinRunBytes) break;
-    inner = rest;
-    c.sliced.push_back(i);
-    c.last_len = len;
+  Slicing s;
+  // Batch axes (not the loop axes of Note [Free axes as loops], which follow them).
+  std::vector<std::pair<SlicedAxis, std::int64_t>> cands;
+  std::int64_t batches = 1;
+  for (std::size_t i = 0; i < p.axes.lhs.batch.size(); ++i) {
+    const SlicedAxis a{p.axes.lhs.batch[i], p.axes.rhs.batch[i], p.out_batch[i], p.batch_shape[i]};
+    cands.emplace_back(a, stride(big == 0 ? a.lhs : big == 1 ? a.rhs : a.out));
+    batches *= a.extent;
   }
-  if (c.sliced.empty()) return std::nullopt;
-  return c;
+  if (batches > 1 &&
+      slice_axes(cands, batches, std::max<std::int64_t>(1, kSliceBytes / (copied / batches)), elem,
+                 s))
+    return s;
+  if (big == 2 || most * static_cast<std::int64_t>(elem) <= kSliceFreeCopyBytes)
+    return std::nullopt;
+  // Free axes of the larger copied operand; every slice reads the other one.
+  const DimVec& free = big == 0 ? p.axes.lhs.free : p.axes.rhs.free;
+  const DimVec& out_axes = big == 0 ? p.out_m : p.out_n;
+  const Tensor& other = big == 0 ? rhs : lhs;
+  cands.clear();
+  std::int64_t units = 1;
+  for (std::size_t i = 0; i < free.size(); ++i) {
+    SlicedAxis a{.out = out_axes[i], .extent = t.shape()[static_cast<std::size_t>(free[i])]};
+    (big == 0 ? a.lhs : a.rhs) = free[i];
+    cands.emplace_back(a, stride(free[i]));
+    units *= a.extent;
+  }
+  if (units <= 1) return std::nullopt;
+  const std::int64_t per_unit =
+      std::max<std::int64_t>(1, t.numel() * static_cast<std::int64_t>(elem) / units);
+  const std::int64_t target =
+      std::max(kSliceBytes, 4 * other.numel() * static_cast<std::int64_t>(elem));
+  if (!slice_axes(cands, units, std::max<std::int64_t>(1, target / per_unit), elem, s))
+    return std::nullopt;
+  if (big == 0 ? p.rhs.copy : p.lhs.copy) s.copy_first = big == 0 ? 1 : 0;
+  return s;
 }
 
 template <class T>
-void run_chunked(const DotGeneralAttrs& attrs, const ops::DotGeneralPlan& p, const BatchChunks& c,
-                 const ops::DotPlanOptions& options, const Tensor& lhs, const Tensor& rhs,
-                 const Tensor& out, Backend& scratch) {
-  const std::size_t ns = c.sliced.size();
-  DimVec index(ns, 0);  // the current start along each sliced batch axis
-  auto extent = [&](std::size_t j) { return p.batch_shape[static_cast<std::size_t>(c.sliced[j])]; };
+void run_sliced(const DotGeneralAttrs& attrs, const ops::DotGeneralPlan& p, const Slicing& s,
+                const ops::DotPlanOptions& options, const Tensor& lhs, const Tensor& rhs,
+                const Tensor& out, Backend& scratch) {
+  const Tensor lw = s.copy_first == 0 ? copy_permuted(lhs, p.lhs.copy_order, scratch) : lhs;
+  const Tensor rw = s.copy_first == 1 ? copy_permuted(rhs, p.rhs.copy_order, scratch) : rhs;
+  const std::size_t ns = s.axes.size();
+  DimVec index(ns, 0);  // the current start along each sliced axis
   for (;;) {
-    Tensor l = lhs, r = rhs, o = out;
+    Tensor l = lw, r = rw, o = out;
     for (std::size_t j = 0; j < ns; ++j) {
-      const std::size_t b = static_cast<std::size_t>(c.sliced[j]);
-      const std::int64_t len = j + 1 == ns ? std::min(c.last_len, extent(j) - index[j]) : 1;
-      l = l.slice(p.axes.lhs.batch[b], index[j], index[j] + len);
-      r = r.slice(p.axes.rhs.batch[b], index[j], index[j] + len);
-      o = o.slice(p.out_batch[b], index[j], index[j] + len);
+      const SlicedAxis& a = s.axes[j];
+      const std::int64_t lo = index[j],
+                         hi = lo + (j + 1 == ns ? std::min(s.last_len, a.extent - lo) : 1);
+      if (a.lhs >= 0) l = l.slice(a.lhs, lo, hi);
+      if (a.rhs >= 0) r = r.slice(a.rhs, lo, hi);
+      o = o.slice(a.out, lo, hi);
     }
     run_typed<T>(ops::plan_dot_general(attrs, l.shape(), l.strides(), r.shape(), r.strides(),
                                        o.strides(), options),
                  l, r, o, scratch);
-    // Next chunk: the last sliced axis moves fastest.
+    // Next slice: the last sliced axis moves fastest.
     std::size_t j = ns;
     while (j > 0) {
       --j;
-      index[j] += j + 1 == ns ? c.last_len : 1;
-      if (index[j] < extent(j)) break;
+      index[j] += j + 1 == ns ? s.last_len : 1;
+      if (index[j] < s.axes[j].extent) break;
       index[j] = 0;
       if (j == 0) return;
     }
@@ -403,8 +464,8 @@ void dot_general(const DotGeneralAttrs& attrs, const Tensor& lhs, const Tensor& 
     const ops::DotGeneralPlan plan = ops::plan_dot_general(
         attrs, lhs.shape(), lhs.strides(), rhs.shape(), rhs.strides(), out.strides(), options);
     if (out.numel() > 0)
-      if (const std::optional<BatchChunks> c = batch_chunks(plan, lhs, rhs, out, sizeof(T))) {
-        run_chunked<T>(attrs, plan, *c, options, lhs, rhs, out, scratch);
+      if (const std::optional<Slicing> s = slicing(plan, lhs, rhs, out, sizeof(T))) {
+        run_sliced<T>(attrs, plan, *s, options, lhs, rhs, out, scratch);
         return;
       }
     run_typed<T>(plan, lhs, rhs, out, scratch);

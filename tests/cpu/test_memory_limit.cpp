@@ -115,7 +115,7 @@ TEST(MemoryLimit, TheBufferCacheKeepsBuffersFrom128KiB) {
   EXPECT_EQ(host_memory_in_use(), held);  // freed, not kept
 }
 
-// Note [Copies by batch chunks] (src/cpu/dot_general.cpp): a batched product
+// Note [Copies by slices] (src/cpu/dot_general.cpp): a batched product
 // whose operand must be copied for BLAS (here the lhs, whose free axes m1 and
 // m2 lie on either side of the contracting one) copies it slice by slice of
 // the batch axes, so it runs in a budget of a few MiB above its operands and
@@ -173,4 +173,53 @@ TEST(MemoryLimit, ALargeBatchedProductCopiesItsOperandsSliceBySlice) {
               << d << " batch " << e1 << " x " << e2 << (scratch_out ? " scratch output " : " ")
               << threads << " threads";
         }
+}
+
+// Note [Copies by slices] without batch axes: a 72 MiB lhs whose free axes
+// m1 and m2 lie on either side of the contracting ones is copied by ranges
+// of m2, within a budget of 8 MiB; the rhs, whose contracting axes k1 and k2
+// lie on either side of its free one, is copied once, whole. With the
+// operands in either order (the large one as rhs too), on one and two
+// threads, against a naive loop.
+TEST(MemoryLimit, ALargeProductWithoutBatchAxesCopiesItsLargerOperandBySlices) {
+  using C = std::complex<double>;
+  ThreadGuard guard;
+  const std::int64_t m1 = 8, k1 = 2, k2 = 2, n = 3;
+  for (DType d : {DType::f64, DType::c128})
+    for (bool swap : {false, true})
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        const std::int64_t m2 = (std::int64_t{72} << 20) / dtype_size(d) / (m1 * k1 * k2) + 5;
+        CpuBackend cpu;
+        const Tensor a = random_tensor({m1, k1, k2, m2}, d, 9);  // large
+        const Tensor b = random_tensor({k1, n, k2}, d, 10);
+        DotGeneralAttrs dims{.lhs_contracting_dimensions = {1, 2},
+                             .rhs_contracting_dimensions = {0, 2}};
+        if (swap) std::swap(dims.lhs_contracting_dimensions, dims.rhs_contracting_dimensions);
+        // [m1, m2, n], or [n, m1, m2] with the operands swapped.
+        const Tensor out = swap ? Tensor::empty({n, m1, m2}, d) : Tensor::empty({m1, m2, n}, d);
+        {
+          Budget budget(host_memory_in_use() + (std::size_t{8} << 20));
+          const std::vector<Tensor> in =
+              swap ? std::vector<Tensor>{b, a} : std::vector<Tensor>{a, b};
+          cpu.execute(OpKind::dot_general, dims, in, out);
+        }
+        const auto av = ops::convert(a, DType::c128, cpu).to_vec_col_major<C>();
+        const auto bv = ops::convert(b, DType::c128, cpu).to_vec_col_major<C>();
+        const auto cv = ops::convert(out, DType::c128, cpu).to_vec_col_major<C>();
+        double worst = 0;
+        for (std::int64_t i2 = 0; i2 < m2; ++i2)
+          for (std::int64_t i1 = 0; i1 < m1; ++i1)
+            for (std::int64_t j = 0; j < n; ++j) {
+              C want = 0;
+              for (std::int64_t p2 = 0; p2 < k2; ++p2)
+                for (std::int64_t p1 = 0; p1 < k1; ++p1)
+                  want += av[static_cast<std::size_t>(i1 + m1 * (p1 + k1 * (p2 + k2 * i2)))] *
+                          bv[static_cast<std::size_t>(p1 + k1 * (j + n * p2))];
+              const std::int64_t at = swap ? j + n * (i1 + m1 * i2) : i1 + m1 * (i2 + m2 * j);
+              worst = std::max(worst, std::abs(cv[static_cast<std::size_t>(at)] - want));
+            }
+        EXPECT_LE(worst, 1e-13 * static_cast<double>(k1 * k2))
+            << d << (swap ? " large rhs " : " large lhs ") << threads << " threads";
+      }
 }

@@ -158,8 +158,8 @@ class EinsumPlan {
   /// the program allocates: intermediates, the running slice sum and the
   /// output; views and the caller's operands count zero), including the
   /// kernels' copies of operands predicted by Note [Einsum layouts]; an
-  /// upper bound where the CPU kernel makes such a copy slice by slice of
-  /// the batch axes (Note [Copies by batch chunks] in src/cpu/dot_general.cpp).
+  /// upper bound where the CPU kernel makes such a copy slice by slice
+  /// (Note [Copies by slices] in src/cpu/dot_general.cpp).
   double peak_live_elements() const { return peak_live_elements_; }
   /// Operand elements the CPU dot_general is expected to copy (all steps,
   /// all slices), under the plan's layout model.
