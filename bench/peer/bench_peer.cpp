@@ -173,8 +173,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   set_num_threads(args.threads);
-  json out{{"framework", "tenferro"}, {"threads", args.threads}, {"budget_s", args.rule.budget_s},
-           {"cap_s", args.rule.cap_s}};
+  json out{{"framework", "tenferro"},
+           {"threads", args.threads},
+           {"budget_s", args.rule.budget_s},
+           {"cap_s", args.rule.cap_s},
+           {"blas", blas_info()}};
   out["results"] = args.mode == "einsum" ? run_einsum(args) : run_linalg(args);
   std::ofstream(args.out) << out.dump(1) << "\n";
   return 0;

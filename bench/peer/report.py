@@ -143,6 +143,8 @@ def collect(args, tmp):
                     if fw == "tenferro":
                         r = run_json([exe, "--mode=einsum", f"--threads={t}", f"--paths={paths}", f"--out={o}"]
                                      + rule + filt, env, o, t)
+                        if r and "blas" in r:
+                            data["versions"]["tenferro"] = {"blas": r["blas"]}
                         if os.path.exists(paths):
                             with open(paths, encoding="utf-8") as f:
                                 data["paths"] = json.load(f)
@@ -169,6 +171,8 @@ def collect(args, tmp):
                         if mode in ("linalg", "jvp_vjp"):
                             cmd.insert(1, f"--mode={mode}")
                         r = run_json(cmd, env, o, t)
+                        if r and "blas" in r:
+                            data["versions"]["tenferro"] = {"blas": r["blas"]}
                     else:
                         r = run_json([py, PEERS, "--framework", fw, "--mode", mode, "--threads", str(t),
                                       "--out", o] + lprule, env, o, t)
@@ -342,6 +346,9 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              f"jax {vj.get('jax', '?')} / jaxlib {vj.get('jaxlib', '?')} (PyPI, venv Python {vj.get('python', '?')}, "
              f"numpy {vj.get('numpy', '?')}); numpy {vn.get('numpy') or vt.get('numpy', '?')} (Debian, the numpy "
              "peer)")
+    blas = data["versions"].get("tenferro", {}).get("blas")
+    if blas:
+        L.append(f"- tenferro's BLAS, as tenferro::blas_info() reports it in bench_peer: {blas}")
     L.append(f"- threads: each thread count t in ({', '.join(map(str, args.threads))}) runs every framework with OMP_NUM_THREADS = "
              "OPENBLAS_NUM_THREADS = MKL_NUM_THREADS = t, tenferro::set_num_threads(t), torch.set_num_threads(t); "
              f"JAX at 1 thread: XLA_FLAGS=\"{JAX_ONE_THREAD}\", at 2 threads XLA's default (one per core, 2 here); "

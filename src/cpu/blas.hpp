@@ -41,8 +41,11 @@ void zsyrk_(const char* uplo, const char* trans, const blas_int* n, const blas_i
             const std::complex<double>* alpha, const std::complex<double>* a, const blas_int* lda,
             const std::complex<double>* beta, std::complex<double>* c, const blas_int* ldc, std::size_t,
             std::size_t);
-// OpenBLAS's thread control; weak so that other BLAS libraries link too.
+// OpenBLAS's thread control and build description (tenferro::blas_info);
+// weak so that other BLAS libraries link too.
 void openblas_set_num_threads(int) __attribute__((weak));
+char* openblas_get_config() __attribute__((weak));
+char* openblas_get_corename() __attribute__((weak));
 }
 
 /// C = op(A) op(B) with op = 'N' or 'T' (beta = 0).

@@ -3,6 +3,7 @@
 
 #include "tenferro/ops/kernels.hpp"
 
+#include <dlfcn.h>
 #include <omp.h>
 
 #include "blas.hpp"
@@ -19,6 +20,18 @@ void set_num_threads(int n) {
   TF_CHECK(n >= 1, ValueError, "set_num_threads", "thread count must be >= 1, got ", n);
   detail::store_num_threads(n);
   if (cpu::blas::openblas_set_num_threads != nullptr) cpu::blas::openblas_set_num_threads(n);
+}
+
+std::string blas_info() {
+  std::string info;
+  if (cpu::blas::openblas_get_config != nullptr) info = cpu::blas::openblas_get_config();
+  if (cpu::blas::openblas_get_corename != nullptr)
+    info += std::string(", core ") + cpu::blas::openblas_get_corename();
+  Dl_info where{};
+  if (dladdr(reinterpret_cast<void*>(&cpu::blas::dgemm_), &where) != 0 &&
+      where.dli_fname != nullptr)
+    info += (info.empty() ? "" : ", ") + std::string(where.dli_fname);
+  return info.empty() ? "unknown BLAS" : info;
 }
 
 namespace {

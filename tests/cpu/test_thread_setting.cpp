@@ -4,6 +4,8 @@
 // OpenMP-built BLAS) with OpenMP's default instead.
 #include <omp.h>
 
+#include <filesystem>
+#include <string>
 #include <thread>
 
 #include "support/test_support.hpp"
@@ -33,4 +35,27 @@ TEST(ThreadSetting, IsSeenByThreadsStartedLater) {
   EXPECT_EQ(get_num_threads(), before);
   EXPECT_TRUE(throws_with<ValueError>([] { set_num_threads(0); }, {"set_num_threads", "0"}));
   EXPECT_EQ(get_num_threads(), before);  // unchanged by the refused call
+}
+
+// OpenBLAS's own view, where tenferro runs on OpenBLAS (weak: absent with
+// another BLAS).
+extern "C" int openblas_get_num_threads() __attribute__((weak));
+
+// blas_info names the library file that answers tenferro's GEMM calls and,
+// for OpenBLAS, its build and core type; set_num_threads reaches it.
+TEST(BlasInfo, NamesTheLoadedLibraryAndFollowsTheThreadSetting) {
+  const std::string info = blas_info();
+  const std::size_t comma = info.rfind(", ");
+  const std::string file = comma == std::string::npos ? info : info.substr(comma + 2);
+  EXPECT_TRUE(std::filesystem::exists(file)) << info;
+  if (openblas_get_num_threads == nullptr) GTEST_SKIP() << "not OpenBLAS: " << info;
+  EXPECT_NE(info.find("OpenBLAS"), std::string::npos) << info;
+  EXPECT_NE(info.find(", core "), std::string::npos) << info;
+  EXPECT_NE(file.find("openblas"), std::string::npos) << info;
+  const int before = get_num_threads();
+  for (int n : {1, 2}) {
+    set_num_threads(n);
+    EXPECT_EQ(openblas_get_num_threads(), n);
+  }
+  set_num_threads(before);
 }

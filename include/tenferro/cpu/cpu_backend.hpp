@@ -25,6 +25,8 @@
 /// thread sees (Note [One thread setting], tenferro/ops/backend.hpp); the
 /// parallel kernels of concurrent calls each use that many threads.
 
+#include <string>
+
 #include "tenferro/ops/backend.hpp"
 
 namespace tenferro {
@@ -33,6 +35,20 @@ namespace tenferro {
 /// (process-wide, seen by every thread; read it with `get_num_threads`,
 /// tenferro/ops/backend.hpp). `n` >= 1.
 void set_num_threads(int n);
+
+/// The BLAS/LAPACK library that tenferro's CPU kernels and linalg call, in
+/// one line: the library's own description where it has one (OpenBLAS:
+/// version, build options and the core type it runs), then the file it was
+/// loaded from. Which library that is was settled when tenferro was
+/// configured (`TENFERRO_BLA_VENDOR`, README); OpenBLAS reports the core
+/// type it chose for this CPU, or the one `OPENBLAS_CORETYPE` forces.
+///
+/// ```cpp
+/// std::cout << tenferro::blas_info() << "\n";
+/// // OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY USE_OPENMP Cooperlake
+/// //   MAX_THREADS=64, core Cooperlake, /lib/x86_64-linux-gnu/libopenblas.so.0
+/// ```
+std::string blas_info();
 
 namespace cpu {
 class BufferCache;
