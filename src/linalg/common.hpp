@@ -276,6 +276,10 @@ inline constexpr double kThreadedLapackWork = 256.0 * 256.0 * 256.0;
 /// from order 256 (Note [LAPACK threads]; smaller orders were not measured
 /// again and keep one thread).
 inline constexpr double kThreadedGetrfWork = 256.0 * 256.0 * 256.0 - 1.0;
+/// The same for least squares (gelsd), which loses at two threads up to
+/// 512 x 256 (rows * cols * min) and gains at 1024 x 512 (Note [LAPACK
+/// threads]).
+inline constexpr double kThreadedGelsdWork = 512.0 * 256.0 * 256.0;
 
 /// How a batch loop runs: split across threads, or on the calling thread
 /// with LAPACK kept to one thread.
@@ -302,7 +306,13 @@ BatchSplit split_batch(std::int64_t count, std::int64_t rows, std::int64_t cols,
 /// VM, min of three alternating runs, ms one LAPACK thread / two): getrf
 /// alone gains, lu 0.529 / 0.459 and det 0.490 / 0.436, while cholesky
 /// 0.227 / 0.282 and qr 2.23 / 2.32 still lose; LU factorizations take the
-/// lower limit kThreadedGetrfWork.
+/// lower limit kThreadedGetrfWork. Least squares (gelsd, whose bidiagonal
+/// reduction is matrix-vector work) lost at two threads on 512 x 256 (the
+/// peer report's jvp_lstsq/256 13.5 ms at one thread, 14.0 at two) and
+/// gains on 1024 x 512 (73 / 63 ms); with the higher limit
+/// kThreadedGelsdWork, jvp_lstsq/256 at two threads took 13.1-13.3 ms
+/// against 13.9-14.1 (bench_peer_ad --mode=jvp_vjp --threads=2
+/// --filter=lstsq, three alternating runs, two pinned vCPUs).
 class OneLapackThread {
  public:
   explicit OneLapackThread(bool on) : saved_(on ? omp_get_max_threads() : 0) {

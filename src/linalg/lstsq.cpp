@@ -57,7 +57,7 @@ std::vector<Tensor> lstsq_typed(const Tensor& a, const Tensor& b_in, double rcon
   };
   BatchStatus status(count);
   for_each_batch(
-      count, split_batch(count, m, n),
+      count, split_batch(count, m, n, kThreadedGelsdWork),
       [&] {
         State st;
         st.a.resize(static_cast<std::size_t>(std::max<std::int64_t>(m * n, 1)));

@@ -700,6 +700,9 @@ TEST(LinalgThreads, SmallMatricesKeepLapackOnOneThread) {
   // LU factorizations (getrf) are threaded from order 256.
   EXPECT_FALSE(ld::split_batch(1, 256, 256, ld::kThreadedGetrfWork).one_lapack_thread);
   EXPECT_TRUE(ld::split_batch(1, 255, 255, ld::kThreadedGetrfWork).one_lapack_thread);
+  // Least squares (gelsd) keeps one thread up to 512 x 256.
+  EXPECT_TRUE(ld::split_batch(1, 512, 256, ld::kThreadedGelsdWork).one_lapack_thread);
+  EXPECT_FALSE(ld::split_batch(1, 513, 256, ld::kThreadedGelsdWork).one_lapack_thread);
   EXPECT_EQ(threads_in_body(one, 1), 1);
   EXPECT_EQ(omp_get_max_threads(), 2);  // restored
   EXPECT_EQ(threads_in_body(big, 1), 2);
