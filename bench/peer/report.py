@@ -32,6 +32,7 @@ PEERS = os.path.join(HERE, "peers.py")
 TRG_PEERS = os.path.join(ROOT, "bench", "trg", "peers_trg.py")
 TRG_CHI, TRG_STEPS, TRG_T, TRG_REPEATS = 16, 24, 1.9, 5  # the flagship's defaults, its lowest temperature
 JAX_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+PERM_REPETITIONS = 3  # bench_core repetitions per round, in random order (the permutation section)
 
 
 def log(*a):
@@ -186,10 +187,17 @@ def collect(args, tmp):
             for rnd in range(args.rounds):
                 log(f"== permutation, {t} thread(s), round {rnd + 1} of {args.rounds}")
                 o = os.path.join(tmp, f"perm_{t}_{rnd}.json")
+                # Repetitions in random order (Google Benchmark's random interleaving): the machine's
+                # bandwidth drifts within a run, and a baseline measured in one fast spell that ours
+                # never saw made a ratio of 0.73 in one report where re-runs gave 1.0-1.5.
                 r = run_json([core, f"--benchmark_filter=^(permute|{base})/",
                               f"--benchmark_min_time={args.perm_min_time}", f"--benchmark_out={o}",
+                              f"--benchmark_repetitions={PERM_REPETITIONS}",
+                              "--benchmark_enable_random_interleaving=true",
                               "--benchmark_out_format=json"], env, o, t)
                 for b in (r or {}).get("benchmarks", []):
+                    if b.get("run_type") == "aggregate":
+                        continue
                     kind, pid = b["run_name"].replace("/real_time", "").split("/", 1)
                     gbs = b["bytes_per_second"] / 1e9
                     e = perm.setdefault(pid, {})
@@ -461,7 +469,9 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              "`permutation_patterns.json` (f64) against memcpy of the same bytes between two tensors' buffers, so both "
              "sides use the same memory (2 MiB-aligned, on transparent huge pages) (1 thread: `memcpy`; 2 threads: "
              "memcpy split over 2 OpenMP threads). Ratio = our bandwidth / memcpy's (time of memcpy / ours). "
-             f"bench_core runs {args.rounds} time(s) per thread count; each side keeps its best round.\n"]
+             f"bench_core runs {args.rounds} time(s) per thread count, each time {PERM_REPETITIONS} repetitions of "
+             "every benchmark in random order (`--benchmark_enable_random_interleaving`), so that memcpy and the "
+             "permutations sample the same spells of the machine; each side keeps its best repetition.\n"]
         series = {}
         for t, perm in data["perm"].items():
             base = "memcpy" if t == 1 else "memcpy_threads"
