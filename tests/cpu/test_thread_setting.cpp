@@ -52,10 +52,9 @@ TEST(BlasInfo, NamesTheLoadedLibraryAndFollowsTheThreadSetting) {
   EXPECT_NE(info.find("OpenBLAS"), std::string::npos) << info;
   EXPECT_NE(info.find(", core "), std::string::npos) << info;
   EXPECT_NE(file.find("openblas"), std::string::npos) << info;
-  const int before = get_num_threads();
+  ThreadGuard guard;
   for (int n : {1, 2}) {
     set_num_threads(n);
     EXPECT_EQ(openblas_get_num_threads(), n);
   }
-  set_num_threads(before);
 }
