@@ -24,6 +24,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "tenferro/tensor/dtype.hpp"
@@ -123,6 +124,33 @@ void rotate_columns(T* x, T* y, std::int64_t n, R c, R s) {
 inline constexpr std::int64_t kSmallFactorMax = 32;
 inline bool use_small_factor(std::int64_t m, std::int64_t n) {
   return m <= kSmallFactorMax && n <= kSmallFactorMax;
+}
+
+/// Note [Vector trsm]: real triangular solves of order up to kVectorTrsmMax
+/// with at least a block of rows (kVectorTrsmRows registers) to solve run
+/// here (trsm below) rather than in BLAS where the CPU has AVX-512F; others
+/// up to order kSmallFactorMax.
+inline constexpr std::int64_t kVectorTrsmMax = 128;
+inline bool has_vector_trsm() {
+#if defined(__x86_64__)
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+#else
+  return false;
+#endif
+}
+inline constexpr std::int64_t kVectorTrsmRows = 4;
+template <class T>
+constexpr std::int64_t vector_trsm_rows() {
+  return kVectorTrsmRows * 64 / static_cast<std::int64_t>(sizeof(T));
+}
+/// Whether trsm (side 'L' or 'R', B m x n) runs here.
+template <class T>
+bool use_small_trsm(char side, std::int64_t m, std::int64_t n) {
+  const std::int64_t k = side == 'L' ? m : n, rows = side == 'L' ? n : m;
+  if (k <= kSmallFactorMax) return true;
+  return std::is_floating_point_v<T> && k <= kVectorTrsmMax && rows >= vector_trsm_rows<T>() &&
+         has_vector_trsm();
 }
 
 /// Householder vector of x (length len, x[0] = alpha), LAPACK larfg's
@@ -283,7 +311,100 @@ void trsm_right(const T* t, const T* inv, bool lower, std::int64_t m, std::int64
   }
 }
 
-/// trsm with alpha = 1 for a triangular a of order at most kSmallFactorMax:
+#if defined(__x86_64__)
+// Note [Vector trsm]: trsm_right for float and double with AVX-512F, chosen
+// at run time. Columns of X are solved two at a time (j1, then j2 after it):
+// each column x_l solved before both is loaded once for both updates,
+// rows in blocks of four 512-bit registers, then of one, then one by one.
+// x_j2's update by x_j1 comes last (the scalar loop adds the terms in t's
+// order). Measured (one pinned core of a 2-vCPU AMD EPYC with AVX-512,
+// OpenBLAS 0.3.21 on one thread, f64, B of order k, best of 2000 calls,
+// microseconds, BLAS dtrsm / this): side 'L' lower unit k = 32 5.7 / 2.3,
+// 64 26.8 / 13.5, 96 68.8 / 39.2, 128 137.9 / 78.9, 192 378 / 196; side 'R'
+// upper k = 32 2.2 / 1.2, 64 13.4 / 8.8, 96 37.8 / 29.6, 128 83.8 / 74.0,
+// 192 256 / 234. The scalar trsm_right took 4.8 and 4.0 at 32, 36 and 31
+// at 64, but less than this kernel where B has fewer rows than four
+// registers (k = m = 16: 0.76 / 0.92 and 0.57 / 0.67), which keep it.
+template <class T, int R>
+__attribute__((target("avx512f"), always_inline)) inline void trsm_pair_rows(
+    const T* t1, const T* t2, T inv1, T inv2, T c, std::int64_t lo, std::int64_t hi, const T* b,
+    std::int64_t ldb, T* x1, T* x2) {
+  typedef T V __attribute__((vector_size(64), aligned(sizeof(T)), may_alias));
+  constexpr std::int64_t W = 64 / static_cast<std::int64_t>(sizeof(T));
+  V a1[R], a2[R];
+  for (int u = 0; u < R; ++u) {
+    a1[u] = *reinterpret_cast<const V*>(x1 + u * W);
+    a2[u] = *reinterpret_cast<const V*>(x2 + u * W);
+  }
+  for (std::int64_t l = lo; l < hi; ++l) {
+    const T f1 = t1[l], f2 = t2[l];
+    const T* xl = b + l * ldb;
+    for (int u = 0; u < R; ++u) {
+      const V xv = *reinterpret_cast<const V*>(xl + u * W);
+      a1[u] -= xv * f1;
+      a2[u] -= xv * f2;
+    }
+  }
+  for (int u = 0; u < R; ++u) {
+    a1[u] *= inv1;
+    *reinterpret_cast<V*>(x1 + u * W) = a1[u];
+    *reinterpret_cast<V*>(x2 + u * W) = (a2[u] - a1[u] * c) * inv2;
+  }
+}
+
+template <class T>
+__attribute__((target("avx512f"))) void trsm_right_avx512(const T* t, const T* inv, bool lower,
+                                                          std::int64_t m, std::int64_t k, T* b,
+                                                          std::int64_t ldb) {
+  constexpr std::int64_t W = 64 / static_cast<std::int64_t>(sizeof(T));
+  std::int64_t s = 0;
+  if (k % 2 == 1) {  // the first column alone: it needs no other
+    const std::int64_t j = lower ? k - 1 : 0;
+    for (std::int64_t i = 0; i < m; ++i) b[i + j * ldb] *= inv[j];
+    s = 1;
+  }
+  for (; s < k; s += 2) {
+    const std::int64_t j1 = lower ? k - 1 - s : s, j2 = lower ? j1 - 1 : j1 + 1;
+    T* x1 = b + j1 * ldb;
+    T* x2 = b + j2 * ldb;
+    const T* t1 = t + j1 * k;
+    const T* t2 = t + j2 * k;
+    const std::int64_t lo = lower ? j1 + 1 : 0, hi = lower ? k : j1;  // columns solved before both
+    const T c = t2[j1];
+    std::int64_t i = 0;
+    for (; i + kVectorTrsmRows * W <= m; i += kVectorTrsmRows * W)
+      trsm_pair_rows<T, kVectorTrsmRows>(t1, t2, inv[j1], inv[j2], c, lo, hi, b + i, ldb, x1 + i,
+                                         x2 + i);
+    for (; i + W <= m; i += W)
+      trsm_pair_rows<T, 1>(t1, t2, inv[j1], inv[j2], c, lo, hi, b + i, ldb, x1 + i, x2 + i);
+    for (; i < m; ++i) {
+      T acc1 = x1[i], acc2 = x2[i];
+      for (std::int64_t l = lo; l < hi; ++l) {
+        acc1 -= b[i + l * ldb] * t1[l];
+        acc2 -= b[i + l * ldb] * t2[l];
+      }
+      acc1 *= inv[j1];
+      x1[i] = acc1;
+      x2[i] = (acc2 - acc1 * c) * inv[j2];
+    }
+  }
+}
+#endif
+
+/// trsm_right on the vector kernel where it runs and B has a block of four
+/// registers of rows (Note [Vector trsm]).
+template <class T>
+void trsm_right_any(const T* t, const T* inv, bool lower, std::int64_t m, std::int64_t k, T* b,
+                    std::int64_t ldb) {
+#if defined(__x86_64__)
+  if constexpr (std::is_floating_point_v<T>)
+    if (has_vector_trsm() && m >= vector_trsm_rows<T>())
+      return trsm_right_avx512(t, inv, lower, m, k, b, ldb);
+#endif
+  trsm_right(t, inv, lower, m, k, b, ldb);
+}
+
+/// trsm with alpha = 1 where use_small_trsm<T>(side, m, n):
 /// solves op(a) X = B (side 'L') or X op(a) = B (side 'R') in place of the
 /// m x n matrix B, op(a) = a (transa 'N') or a^T ('T'), a's triangle `uplo`,
 /// unit diagonal when diag is 'U'. The side 'R' solve runs down the columns
@@ -298,22 +419,26 @@ void trsm(char side, char uplo, char transa, char diag, std::int64_t m, std::int
   // t = op(a) (side 'R') or op(a)^T (side 'L'), its other triangle unset.
   const bool flip = (transa != 'N') != left;
   const bool lower = (uplo == 'L') != flip;  // t's triangle
-  T t[kSmallFactorMax * kSmallFactorMax];
-  T inv[kSmallFactorMax];
+  constexpr std::int64_t kChunk = 64;
+  // t (k x k), 1 / its diagonal (k) and, for side 'L', a panel (kc x k:
+  // column i holds row i of a block of B's columns).
+  thread_local std::vector<T> work;
+  work.resize(static_cast<std::size_t>(k * k + k + (left ? kChunk * k : 0)));
+  T* t = work.data();
+  T* inv = t + k * k;
+  T* panel = inv + k;
   for (std::int64_t j = 0; j < k; ++j) {
     const std::int64_t lo = lower ? j : 0, hi = lower ? k : j + 1;
     for (std::int64_t i = lo; i < hi; ++i) t[i + j * k] = flip ? a[j + i * lda] : a[i + j * lda];
     inv[j] = diag == 'U' ? T(1) : T(1) / t[j + j * k];
   }
-  if (!left) return trsm_right(t, inv, lower, m, k, b, ldb);
-  constexpr std::int64_t kChunk = 64;
-  T panel[kSmallFactorMax * kChunk];  // kc x k: column i holds row i of the block of B
+  if (!left) return trsm_right_any(t, inv, lower, m, k, b, ldb);
   for (std::int64_t c0 = 0; c0 < n; c0 += kChunk) {
     const std::int64_t kc = std::min(kChunk, n - c0);
     T* bb = b + c0 * ldb;
     for (std::int64_t i = 0; i < k; ++i)
       for (std::int64_t c = 0; c < kc; ++c) panel[c + i * kc] = bb[i + c * ldb];
-    trsm_right(t, inv, lower, kc, k, panel, kc);
+    trsm_right_any(t, inv, lower, kc, k, panel, kc);
     for (std::int64_t i = 0; i < k; ++i)
       for (std::int64_t c = 0; c < kc; ++c) bb[i + c * ldb] = panel[c + i * kc];
   }

@@ -1,5 +1,6 @@
 // linalg.cholesky (potrf) and linalg.triangular_solve (trsm); matrices of order up to
-// small::kSmallFactorMax use the plain loops of small.hpp.
+// small::kSmallFactorMax use the plain loops of small.hpp, real triangular solves up
+// to small::kVectorTrsmMax its vector kernel (Note [Vector trsm]).
 #include <algorithm>
 
 #include "common.hpp"
@@ -121,10 +122,15 @@ Tensor triangular_solve_typed(const Tensor& a, const Tensor& b_in, const Triangu
   const lapack_int lm = to_lapack_int(kTriangularSolve, rb.rows);
   const lapack_int ln = to_lapack_int(kTriangularSolve, rb.cols);
   const T* bbase = ptr<T>(bm);
-  const bool small_path = small::use_small_factor(n, n);  // Note [Small matrices] in small.hpp
+  const BatchSplit split = split_batch(count, n, n + std::max(rb.rows, rb.cols));
+  // Note [Small matrices] and Note [Vector trsm] in small.hpp: the plain
+  // loops run on one thread, as BLAS does for such matrices unless its
+  // arithmetic (with a long b) has it threaded.
+  const bool small_path = small::use_small_trsm<T>(t.left ? 'L' : 'R', rb.rows, rb.cols) &&
+                          (n <= small::kSmallFactorMax || split.parallel ||
+                           split.one_lapack_thread || get_num_threads() <= 1);
   for_each_batch(
-      count, split_batch(count, n, n + std::max(rb.rows, rb.cols)),
-      [&] { return std::vector<T>(in_place ? 0 : static_cast<std::size_t>(n * n)); },
+      count, split, [&] { return std::vector<T>(in_place ? 0 : static_cast<std::size_t>(n * n)); },
       [&](std::int64_t b, std::vector<T>& acopy) {
         const T* ap = abase + ab.offsets[static_cast<std::size_t>(b)];
         if (!in_place) {
