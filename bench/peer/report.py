@@ -163,8 +163,8 @@ def collect(args, tmp):
                 continue
             d = data[mode].setdefault(t, {})
             binary = exe if mode == "linalg" else exe_ad
-            for rnd in range(args.rounds):
-                log(f"== {mode}, {t} thread(s), round {rnd + 1} of {args.rounds}")
+            for rnd in range(args.short_rounds):
+                log(f"== {mode}, {t} thread(s), round {rnd + 1} of {args.short_rounds}")
                 for fw, py in round_order((("tenferro", None), ("torch", TORCH_PY), ("jax", JAX_PY)), rnd):
                     o = os.path.join(tmp, f"{mode}_{fw}_{t}_{rnd}.json")
                     if fw == "tenferro":
@@ -184,8 +184,8 @@ def collect(args, tmp):
         if "perm" in args.sections:
             perm = data["perm"].setdefault(t, {})
             base = "memcpy" if t == 1 else "memcpy_threads"
-            for rnd in range(args.rounds):
-                log(f"== permutation, {t} thread(s), round {rnd + 1} of {args.rounds}")
+            for rnd in range(args.short_rounds):
+                log(f"== permutation, {t} thread(s), round {rnd + 1} of {args.short_rounds}")
                 o = os.path.join(tmp, f"perm_{t}_{rnd}.json")
                 # Repetitions in random order (Google Benchmark's random interleaving): the machine's
                 # bandwidth drifts within a run, and a baseline measured in one fast spell that ours
@@ -370,7 +370,9 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              "that peer skips the instance's remaining paths (\"not run\"); where every peer timed out the "
              "ratio is a lower bound (\">\"). tenferro's times come from C++ drivers "
              "(bench/peer/bench_peer*.cpp), the peers' from bench/peer/peers.py, with the same rule. "
-             f"**Rounds:** every section runs {args.rounds} time(s) per thread count, the frameworks in "
+             f"**Rounds:** einsum runs {args.rounds} time(s) per thread count, linalg, linalg AD and "
+             f"JVP/VJP {args.short_rounds} times (a round of each takes about a minute, and the machine's "
+             "slow spells last minutes), the frameworks in "
              "alternating order (first round tenferro, torch, jax, numpy; the next in reverse), and each "
              "framework keeps its lowest median per case (raw.json lists every round's): on a shared machine a "
              "round that another job slowed is dropped for every framework alike.")
@@ -469,7 +471,7 @@ def write_report(data, args, started, load_start, load_end, elapsed):
              "`permutation_patterns.json` (f64) against memcpy of the same bytes between two tensors' buffers, so both "
              "sides use the same memory (2 MiB-aligned, on transparent huge pages) (1 thread: `memcpy`; 2 threads: "
              "memcpy split over 2 OpenMP threads). Ratio = our bandwidth / memcpy's (time of memcpy / ours). "
-             f"bench_core runs {args.rounds} time(s) per thread count, each time {PERM_REPETITIONS} repetitions of "
+             f"bench_core runs {args.short_rounds} time(s) per thread count, each time {PERM_REPETITIONS} repetitions of "
              "every benchmark in random order (`--benchmark_enable_random_interleaving`), so that memcpy and the "
              "permutations sample the same spells of the machine; each side keeps its best repetition.\n"]
         series = {}
@@ -573,6 +575,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=2,
                     help="runs of every section per thread count, frameworks in alternating order; each case "
                          "keeps each framework's best round")
+    ap.add_argument("--short-rounds", type=int, default=4,
+                    help="the same for the sections of about a minute a round (linalg, linalg_ad, jvp_vjp, "
+                         "permutation)")
     ap.add_argument("--sections", default="einsum,linalg,linalg_ad,jvp_vjp,perm,trg")
     ap.add_argument("--threads", default="1,2", help="thread counts, e.g. 1 or 1,2")
     ap.add_argument("--results", default=RESULTS,
@@ -592,6 +597,7 @@ def main():
         for k in ("budget", "linalg_budget", "cap", "perm_min_time"):
             setattr(args, k, m[k])
         args.rounds = m.get("rounds", 1)
+        args.short_rounds = m.get("short_rounds", args.rounds)
         write_report(data, args, m["started"], m["load_start"], m["load_end"], m["elapsed"])
         return
     args.sections = args.sections.split(",")
@@ -606,7 +612,8 @@ def main():
     os.makedirs(RESULTS, exist_ok=True)
     meta = {"started": started, "load_start": load_start, "load_end": load_end, "elapsed": elapsed,
             "budget": args.budget, "linalg_budget": args.linalg_budget, "cap": args.cap,
-            "perm_min_time": args.perm_min_time, "rounds": args.rounds}
+            "perm_min_time": args.perm_min_time, "rounds": args.rounds,
+            "short_rounds": args.short_rounds}
     with open(os.path.join(RESULTS, "raw.json"), "w", encoding="utf-8") as f:  # first: --from-raw can redo
         json.dump(dict(data, meta=meta), f, indent=1)
     write_report(data, args, started, load_start, load_end, elapsed)
