@@ -619,7 +619,14 @@ struct Generator {
         // bound when the program runs; later steps may broadcast along it.
         std::int64_t k = constant_axis(a), e = *sh[static_cast<std::size_t>(k)].try_value();
         if (e == 0 || e > 4) return;
-        Value m = gram(finite(a), finite(partner(a)), k);
+        // Plus a matrix of ones: a Gram matrix that is zero up to rounding
+        // (of x^2 - x x, exactly zero in one compilation and not in another)
+        // would have a rank that depends on the compilation; with the ones,
+        // its rounding stays below rtol of the largest singular value.
+        SymShape square = {Dim(e), Dim(e)};
+        Value ones = apply(OpKind::broadcast_in_dim, BasicBroadcastInDimAttrs<Dim>{square, {}},
+                           {scalar(1.0, d)});
+        Value m = apply(OpKind::add, NoAttrs{}, {gram(finite(a), finite(partner(a)), k), ones});
         std::int64_t max_rank = 1 + c.below(e);
         auto svd = linalg::svd_truncated(m, {max_rank, 1e-3});
         keep(svd.s);
