@@ -781,14 +781,19 @@ std::string compare_to_reference(const Tensor& got, const Tensor& ref, double to
 // The error the kernels may accumulate against the per-op-rounded reference:
 // a few ulps of the coarsest float dtype in the program, per instruction and
 // per summed term, relative to the largest finite magnitude of any slot;
-// doubled by every power instruction (x^2, Step::power: its condition number
-// is 2, so a chain of k squarings turns one rounding into 2^k of them; a
-// fused c128 chain of 14 differed from the reference by more than the
-// unamplified bound).
+// doubled by every power instruction and every product of a value with
+// itself (x^2, Step::power, x * x: condition number 2, so a chain of k
+// squarings turns one rounding into 2^k of them; a fused c128 chain of 14
+// differed from the reference by more than the unamplified bound, and so did
+// the square z z of a quotient of determinants).
 double program_tolerance(const Program& raw, const std::vector<Tensor>& slots) {
   double eps = 0, magnitude = 0, terms = 1, amplification = 1;
-  for (const Instruction& ins : raw.code)
-    if (ins.kind == Instruction::Kind::primitive && ins.op == OpKind::power) amplification *= 2;
+  for (const Instruction& ins : raw.code) {
+    if (ins.kind != Instruction::Kind::primitive) continue;
+    const bool square = (ins.op == OpKind::multiply || ins.op == OpKind::dot_general) &&
+                        ins.inputs.size() == 2 && ins.inputs[0] == ins.inputs[1];
+    if (ins.op == OpKind::power || square) amplification *= 2;
+  }
   for (const Tensor& t : slots) {
     if (!t.defined() || !is_float(t.dtype())) continue;
     eps = std::max(eps, dtype_eps(t.dtype()));
