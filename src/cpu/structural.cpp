@@ -3,6 +3,7 @@
 // copies (tenferro::detail::copy_strided) between views of the operands and
 // of the output, so any input or output layout is handled in one place.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "kernels.hpp"
@@ -159,17 +160,14 @@ void gather(const GatherAttrs& a, const Tensor& x, const Tensor& idx, const Tens
   // perf), jvp_lu/256 3.46-3.60 -> 3.31-3.38 ms.
   const std::int64_t per_slice = shape_numel(block);
   if (batch.size() == 1 && obatch[0] == 1 && nb >= 8 && per_slice > 1) {
-    auto fill = [&]<std::size_t S>() {
-      struct E {
-        unsigned char b[S];
-      };
-      E* od = reinterpret_cast<E*>(o);
-      const E* xd = reinterpret_cast<const E*>(xs);
+    auto fill = [&]<std::size_t S>() {  // elements of S bytes, moved by fixed-size memcpy
       DimVec pos(block.size(), 0);
       std::int64_t bx = 0, bo = 0;
       for (std::int64_t e = 0; e < per_slice; ++e) {
-        E* dst = od + bo;
-        for (std::int64_t b = 0; b < nb; ++b) dst[b] = xd[bx + xoffs[static_cast<std::size_t>(b)]];
+        char* dst = o + bo * std::int64_t(S);
+        for (std::int64_t b = 0; b < nb; ++b)
+          std::memcpy(dst + b * std::int64_t(S),
+                      xs + (bx + xoffs[static_cast<std::size_t>(b)]) * std::int64_t(S), S);
         for (std::size_t d = 0; d < block.size(); ++d) {
           bx += xblock[d];
           bo += oblock[d];
