@@ -160,23 +160,21 @@ void gather(const GatherAttrs& a, const Tensor& x, const Tensor& idx, const Tens
   // perf), jvp_lu/256 3.46-3.60 -> 3.31-3.38 ms.
   const std::int64_t per_slice = shape_numel(block);
   if (batch.size() == 1 && obatch[0] == 1 && nb >= 8 && per_slice > 1) {
+    // The slice positions in out's order, by the loop the elementwise kernels use.
+    const Loop<2> slice(block, {oblock.data(), xblock.data()});
     auto fill = [&]<std::size_t S>() {  // elements of S bytes, moved by fixed-size memcpy
-      DimVec pos(block.size(), 0);
-      std::int64_t bx = 0, bo = 0;
-      for (std::int64_t e = 0; e < per_slice; ++e) {
-        char* dst = o + bo * std::int64_t(S);
-        for (std::int64_t b = 0; b < nb; ++b)
-          std::memcpy(dst + b * std::int64_t(S),
-                      xs + (bx + xoffs[static_cast<std::size_t>(b)]) * std::int64_t(S), S);
-        for (std::size_t d = 0; d < block.size(); ++d) {
-          bx += xblock[d];
-          bo += oblock[d];
-          if (++pos[d] < block[d]) break;
-          bx -= xblock[d] * block[d];
-          bo -= oblock[d] * block[d];
-          pos[d] = 0;
-        }
-      }
+      slice.run(0, slice.numel,
+                [&](const std::array<std::int64_t, 2>& off, std::int64_t n,
+                    const std::array<std::int64_t, 2>& st) {
+                  for (std::int64_t e = 0; e < n; ++e) {
+                    char* dst = o + (off[0] + e * st[0]) * std::int64_t(S);
+                    const std::int64_t bx = off[1] + e * st[1];
+                    for (std::int64_t b = 0; b < nb; ++b)
+                      std::memcpy(dst + b * std::int64_t(S),
+                                  xs + (bx + xoffs[static_cast<std::size_t>(b)]) * std::int64_t(S),
+                                  S);
+                  }
+                });
     };
     switch (es) {
       case 1:
