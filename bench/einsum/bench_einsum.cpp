@@ -76,8 +76,11 @@ int main(int argc, char** argv) {
     for (auto [a, b] : ours.pairs) j["path"].push_back({a, b});
     auto cost = [&](const std::vector<std::pair<int, int>>& p) {
       ContractionCost c = contraction_cost(inst.spec, inst.shapes, p);
-      return nlohmann::json{{"log10_flops", std::log10(c.flops)}, {"log2_size", std::log2(c.largest_intermediate)},
-                            {"total_intermediate", c.total_intermediate}};
+      return nlohmann::json{
+          {"log10_flops", std::log10(c.flops)},
+          {"log2_size", std::log2(c.largest_intermediate)},
+          {"total_intermediate", c.total_intermediate},
+          {"log10_objective", std::log10(objective_value(c, PathObjective::executor))}};
     };
     j["ours"] = cost(ours.pairs);
     j["opt_flops"] = cost(inst.opt_flops);

@@ -85,6 +85,8 @@ CpuBackend::CpuBackend() : cache_(std::make_shared<cpu::BufferCache>(cpu::defaul
 CpuBackend::CpuBackend(int num_threads) : CpuBackend() { set_num_threads(num_threads); }
 
 std::shared_ptr<Storage> CpuBackend::allocate_storage(std::size_t nbytes) { return cache_->allocate(nbytes); }
+std::size_t CpuBackend::cached_bytes() const { return cache_->cached_bytes(); }
+void CpuBackend::empty_cache() { cache_->clear(); }
 
 void CpuBackend::execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
                                const Tensor& output) {

@@ -60,8 +60,18 @@ class BufferCache;
 void register_cpu_kernels(KernelRegistry& registry);
 
 /// Large buffers released by a backend's tensors are kept for reuse by the
-/// same backend (src/cpu/buffer_cache.hpp: up to TENFERRO_CPU_CACHE_MB,
-/// default 1024); copies of a backend share the cache.
+/// same backend (Note [Buffer cache] in src/cpu/buffer_cache.hpp: up to
+/// TENFERRO_CPU_CACHE_MB, by default a quarter of the memory available when
+/// the backend is made, at least 1 GiB); copies of a backend share the cache.
+///
+/// ```cpp
+/// tenferro::CpuBackend cpu;
+/// {
+///   auto t = tenferro::add(x, x, cpu);  // a buffer from the cache, or fresh
+/// }                                     // released: kept for the next request of its size
+/// std::size_t held = cpu.cached_bytes();
+/// cpu.empty_cache();                    // gives the kept buffers back to the system
+/// ```
 class CpuBackend final : public Backend {
  public:
   CpuBackend();
@@ -73,6 +83,10 @@ class CpuBackend final : public Backend {
   std::shared_ptr<Storage> allocate_storage(std::size_t nbytes) override;
   void execute_fused(const FusedElementwise& kernel, std::span<const Tensor> inputs,
                      const Tensor& output) override;
+  /// Bytes of released buffers the backend keeps for reuse.
+  std::size_t cached_bytes() const;
+  /// Gives the kept buffers back to the system.
+  void empty_cache();
 
  private:
   std::shared_ptr<cpu::BufferCache> cache_;
