@@ -1,7 +1,6 @@
 // Note [Buffer cache] (buffer_cache.hpp).
 #include "buffer_cache.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "tenferro/tensor/error.hpp"
@@ -9,13 +8,11 @@
 namespace tenferro::cpu {
 namespace {
 constexpr std::size_t kMinCached = std::size_t{128} << 10;
-constexpr std::size_t kMinDefaultLimit = std::size_t{1} << 30;
-constexpr std::size_t kShareOfAvailable = 4;
 }
 
 std::size_t default_cache_limit() {
   if (const char* mb = std::getenv("TENFERRO_CPU_CACHE_MB")) return static_cast<std::size_t>(std::atoll(mb)) << 20;
-  return std::max(kMinDefaultLimit, detail::host_memory_available() / kShareOfAvailable);
+  return std::size_t{1} << 30;
 }
 
 BufferCache::BufferCache(std::size_t limit_bytes) : limit_(limit_bytes) {}
@@ -27,27 +24,15 @@ std::size_t BufferCache::cached_bytes() const {
   return cached_;
 }
 
-void BufferCache::evict_for(std::size_t nbytes, std::vector<Block>& out) {
-  while (!kept_.empty() && cached_ + nbytes > limit_) {
-    const Block b = kept_.front();
-    auto& same = by_size_[b.nbytes];
-    same.erase(same.begin());  // the oldest of its size
-    if (same.empty()) by_size_.erase(b.nbytes);
-    kept_.pop_front();
-    cached_ -= b.nbytes;
-    out.push_back(b);
-  }
-}
-
 void BufferCache::clear() {
-  std::list<Block> kept;
+  std::unordered_map<std::size_t, std::vector<void*>> cached;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    kept.swap(kept_);
-    by_size_.clear();
+    cached.swap(free_);
     cached_ = 0;
   }
-  for (const Block& b : kept) detail::free_host_bytes(b.data, b.nbytes);
+  for (auto& [size, list] : cached)
+    for (void* p : list) detail::free_host_bytes(p, size);
 }
 
 std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
@@ -55,12 +40,10 @@ std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
   void* p = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = by_size_.find(nbytes);
-    if (it != by_size_.end()) {
-      p = it->second.back()->data;  // the newest of its size
-      kept_.erase(it->second.back());
+    auto it = free_.find(nbytes);
+    if (it != free_.end() && !it->second.empty()) {
+      p = it->second.back();
       it->second.pop_back();
-      if (it->second.empty()) by_size_.erase(it);
       cached_ -= nbytes;
     }
   }
@@ -80,20 +63,15 @@ std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
 
 void BufferCache::release(void* data, std::size_t nbytes, void* context) {
   auto* self = static_cast<BufferCache*>(context);
-  std::vector<Block> evicted;
-  bool kept = false;
   {
     std::lock_guard<std::mutex> lock(self->mutex_);
-    if (nbytes <= self->limit_) {
-      // The newest release is kept; the oldest make room (Note [Buffer cache]).
-      self->evict_for(nbytes, evicted);
-      self->by_size_[nbytes].push_back(self->kept_.insert(self->kept_.end(), Block{data, nbytes}));
+    if (self->cached_ + nbytes <= self->limit_) {
+      self->free_[nbytes].push_back(data);
       self->cached_ += nbytes;
-      kept = true;
+      return;
     }
   }
-  for (const Block& b : evicted) detail::free_host_bytes(b.data, b.nbytes);
-  if (!kept) detail::free_host_bytes(data, nbytes);
+  detail::free_host_bytes(data, nbytes);
 }
 
 }  // namespace tenferro::cpu

@@ -236,13 +236,9 @@ std::string format_bytes(std::size_t n) {
   return os.str();
 }
 
-}  // namespace
-
-namespace detail {
-
 // Bytes the system can give now: MemAvailable (else the physical memory),
 // capped by the address-space and data-segment limits when they are set.
-std::size_t host_memory_available() {
+std::size_t system_available() {
   std::size_t avail = 0;
 #ifdef __linux__
   if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
@@ -268,17 +264,13 @@ std::size_t host_memory_available() {
   return avail == 0 ? std::numeric_limits<std::size_t>::max() : avail;
 }
 
-}  // namespace detail
-
-namespace {
-
 // Counts `n` bytes as in use, or throws MemoryError when they exceed the
 // budget (or, without one, the memory available now).
 void reserve_host_bytes(std::size_t n, const char* op) {
   std::size_t limit = g_limit.load(std::memory_order_relaxed);
   if (limit == 0) {
     if (n >= kCheckAvailableFrom) {
-      std::size_t avail = detail::host_memory_available();
+      std::size_t avail = system_available();
       if (n > avail)
         throw MemoryError(detail::str(op, ": ", n, " bytes (", format_bytes(n),
                                       ") requested, but the host memory limit is ", format_bytes(avail),
@@ -400,7 +392,7 @@ void* allocate_host_bytes(std::size_t nbytes, const char* op) {
     g_in_use.fetch_sub(nbytes, std::memory_order_relaxed);
     throw MemoryError(detail::str(op, ": ", nbytes, " bytes (", format_bytes(nbytes),
                                   ") requested, but the system refused them"),
-                      nbytes, detail::host_memory_available());
+                      nbytes, system_available());
   }
 #ifdef __linux__
   if (align == kHugePage && recent_frees().offer(p, nbytes)) (void)::madvise(p, nbytes, MADV_HUGEPAGE);

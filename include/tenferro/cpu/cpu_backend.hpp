@@ -61,8 +61,7 @@ void register_cpu_kernels(KernelRegistry& registry);
 
 /// Large buffers released by a backend's tensors are kept for reuse by the
 /// same backend (Note [Buffer cache] in src/cpu/buffer_cache.hpp: up to
-/// TENFERRO_CPU_CACHE_MB, by default a quarter of the memory available when
-/// the backend is made, at least 1 GiB); copies of a backend share the cache.
+/// TENFERRO_CPU_CACHE_MB, default 1024); copies of a backend share the cache.
 ///
 /// ```cpp
 /// tenferro::CpuBackend cpu;

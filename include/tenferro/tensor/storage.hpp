@@ -83,10 +83,6 @@ namespace detail {
 /// [Host memory limit]); `op` names the requester in the error.
 void* allocate_host_bytes(std::size_t nbytes, const char* op = "allocate");
 void free_host_bytes(void* p, std::size_t nbytes);
-/// Bytes the system can give now (the default rule of Note [Host memory
-/// limit]): MemAvailable, else the physical memory, capped by RLIMIT_AS and
-/// RLIMIT_DATA when they are set.
-std::size_t host_memory_available();
 }  // namespace detail
 
 }  // namespace tenferro
