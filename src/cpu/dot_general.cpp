@@ -14,6 +14,7 @@
 #include "loops.hpp"
 #include "scalar_ops.hpp"
 #include "tenferro/ops/dot_plan.hpp"
+#include "tenferro/tensor/strided_copy.hpp"
 #include "vector_math.hpp"
 
 namespace tenferro::cpu {
@@ -67,8 +68,16 @@ constexpr std::int64_t kFmaGemmK = 256;
 // lm_batch_likelihood_brackets_4_4d/opt_size, one pinned core, 2-vCPU AMD
 // EPYC): OpenBLAS's kernel, memset and packing were 21 % of the samples,
 // the FMA kernel and the packing loop that replace them 17.5 %; the case
-// 14.0 -> 13.4 ms (min of two alternating runs).
+// 14.0 -> 13.4 ms (min of two alternating runs). The panel is filled by
+// the tiled transposition (Note [Transpose tiles]): an element-by-element
+// loop wrote it at a stride of `rows` elements, which at 64 rows (512
+// bytes) kept hitting the same cache sets; einsum "ji,jk->ik" of 64 x 64
+// matrices 15.5-16.2 -> 12.6-12.9 us a call, 128 x 128 85.5-86.4 -> 82.0-82.5
+// (one pinned core, best of 5 loops, alternating builds). Panels of fewer
+// than kTiledPackMin elements keep the loop: there the tiled copy's set-up
+// cost more than it saved (20 x 20: 2.46-2.55 -> 2.71-2.77 us).
 constexpr std::int64_t kPackRows = 96;
+constexpr std::int64_t kTiledPackMin = 4096;
 
 // Note [Symmetric products]: a product of a matrix with its own transpose
 // (X X^T or X^T X: both operands the same memory, read in opposite
@@ -241,9 +250,15 @@ void run_typed(const ops::DotGeneralPlan& p, const Tensor& lhs, const Tensor& rh
             panel.resize(static_cast<std::size_t>(kPackRows * g.k));
             for (std::int64_t i0 = 0; i0 < mm; i0 += kPackRows) {
               const std::int64_t rows = std::min(kPackRows, mm - i0);
-              for (std::int64_t i = 0; i < rows; ++i) {
-                const T* xr = xs + (i0 + i) * g.ldx;
-                for (std::int64_t q = 0; q < g.k; ++q) panel[static_cast<std::size_t>(i + q * rows)] = xr[q];
+              if (rows * g.k >= kTiledPackMin) {
+                detail::copy_strided(panel.data(), Strides{1, rows}, xs + i0 * g.ldx,
+                                     Strides{g.ldx, 1}, Shape{rows, g.k}, sizeof(T));
+              } else {
+                for (std::int64_t i = 0; i < rows; ++i) {
+                  const T* xr = xs + (i0 + i) * g.ldx;
+                  for (std::int64_t q = 0; q < g.k; ++q)
+                    panel[static_cast<std::size_t>(i + q * rows)] = xr[q];
+                }
               }
               gemm_fma(rows, nn, g.k, panel.data(), rows, ys, sbk, sbn, cs + i0, g.ldc);
             }
