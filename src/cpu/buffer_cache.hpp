@@ -9,7 +9,10 @@
 // TENFERRO_CPU_CACHE_MB, default 1024) and handed out again for the same
 // size. Smaller buffers go to malloc directly. `CpuBackend::empty_cache`
 // gives the kept buffers back, and so does a request over the host memory
-// limit (Note [Host memory limit]) before it fails.
+// limit (Note [Host memory limit]) before it fails. The limit was 1 MiB
+// until grad of cholesky over 64 matrices of 16 x 16 (128 KiB tensors) was
+// seen to run at 0.23 or 0.47 ms depending on the process's address layout:
+// the slow runs faulted pages in on every call.
 //
 // A larger default (a quarter of the available memory) was tried and not
 // kept. Under 1 GiB, gm_queen5_5_3 along our path faults its 988 MB
@@ -20,10 +23,7 @@
 // pages], on small pages for good: str_nw_mera_open_26 along opt_flops after
 // str_nw_mera_closed_120, 2.2-2.5 s a call against 0.7. Freeing the oldest
 // kept buffers on a miss cured that and made gm_queen5_5_3 thrash (1.34-1.44
-// s), since its misses then freed the buffers of its next call. The limit was 1 MiB until
-// grad of cholesky over 64 matrices of 16 x 16 (128 KiB tensors) was seen to
-// run at 0.23 or 0.47 ms depending on the process's address layout: the
-// slow runs faulted pages in on every call.
+// s), since its misses then freed the buffers of its next call.
 #include <cstddef>
 #include <memory>
 #include <mutex>
