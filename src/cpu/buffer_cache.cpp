@@ -2,6 +2,7 @@
 #include "buffer_cache.hpp"
 
 #include <cstdlib>
+#include <utility>
 
 #include "tenferro/tensor/error.hpp"
 
@@ -24,15 +25,17 @@ std::size_t BufferCache::cached_bytes() const {
   return cached_;
 }
 
-void BufferCache::clear() {
+std::size_t BufferCache::clear() {
   std::unordered_map<std::size_t, std::vector<void*>> cached;
+  std::size_t bytes = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     cached.swap(free_);
-    cached_ = 0;
+    std::swap(bytes, cached_);
   }
   for (auto& [size, list] : cached)
     for (void* p : list) detail::free_host_bytes(p, size);
+  return bytes;
 }
 
 std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
@@ -53,8 +56,7 @@ std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
     } catch (const MemoryError&) {
       // Over the host memory limit (Note [Host memory limit]): the buffers
       // this cache keeps count against it, so give them back and ask once more.
-      if (cached_bytes() == 0) throw;
-      clear();
+      if (clear() == 0) throw;
       p = detail::allocate_host_bytes(nbytes, "cpu buffer");
     }
   }

@@ -44,8 +44,8 @@ class BufferCache : public std::enable_shared_from_this<BufferCache> {
   std::shared_ptr<Storage> allocate(std::size_t nbytes);
   /// Bytes held for reuse.
   std::size_t cached_bytes() const;
-  /// Frees the buffers held for reuse.
-  void clear();
+  /// Frees the buffers held for reuse; returns their bytes.
+  std::size_t clear();
 
  private:
   static void release(void* data, std::size_t nbytes, void* context);
