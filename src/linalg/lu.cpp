@@ -399,7 +399,7 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
         }
         if (by_triangles) {
           load_matrix(lu, n, base, mb, b);
-          int info = lapack::getrf<T>(ln, ln, lu, ld, ipiv);
+          int info = getrf_auto<T>(ln, ln, lu, ld, ipiv);
           if (info != 0) return status.set(b, info);
           // inv(a) = inv(U) inv(L) P: the two triangular inverses side by
           // side (U's in lu, L's in ob), then the product by column halves.
@@ -426,7 +426,7 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
           return;
         }
         load_matrix(ob, n, base, mb, b);
-        int info = lapack::getrf<T>(ln, ln, ob, ld, ipiv);
+        int info = getrf_auto<T>(ln, ln, ob, ld, ipiv);
         if (info != 0) return status.set(b, info);
         if (st.work.empty()) {
           T q(0);

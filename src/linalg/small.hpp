@@ -1037,14 +1037,18 @@ bool bidiagonal_svd(SvdWorkspace<T>& ws, char jobz, T* u_out, real_t<T>* s_out, 
 }  // namespace tenferro::linalg::detail::small
 
 #include "lapack.hpp"
+#include "recursive_lu.hpp"
 
 namespace tenferro::linalg::detail {
 
-/// getrf through the small loops or LAPACK (Note [Small matrices]).
+/// getrf through the small loops, the recursive LU (Note [Recursive LU]) or
+/// LAPACK (Note [Small matrices]).
 template <class T>
 int getrf_auto(lapack::lapack_int m, lapack::lapack_int n, T* a, lapack::lapack_int lda,
                lapack::lapack_int* ipiv) {
   if (small::use_small_factor(m, n)) return small::getrf(m, n, a, lda, ipiv);
+  if constexpr (std::is_floating_point_v<T>)
+    if (recursive_lu::use<T>(m, n)) return recursive_lu::getrf<T>(m, n, a, lda, ipiv);
   return lapack::getrf<T>(m, n, a, lda, ipiv);
 }
 

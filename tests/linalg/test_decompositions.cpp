@@ -3,8 +3,11 @@
 // float dtype, batched, in random strided layouts.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 
 #include "../../src/linalg/common.hpp"  // split_batch, for_each_batch (Note [LAPACK threads])
+#include "../../src/linalg/small.hpp"   // getrf_auto, recursive_lu (Note [Recursive LU])
 #include "linalg_test_util.hpp"
 
 namespace tenferro {
@@ -371,6 +374,112 @@ TEST(LinalgLu, SubnormalPivot) {
   EXPECT_NEAR(L(1, 0).real(), 1.0 / 3.0, 1e-6);
   EXPECT_EQ(U(0, 0), cd(3e-310));
   EXPECT_NEAR(U(1, 1).real(), 2.0 - 1.0 / 3.0, 1e-12);
+}
+
+// Note [Recursive LU] (src/linalg/recursive_lu.hpp) against LAPACK's getrf
+// on the same matrices: orders at its bounds, leaf splits that are not
+// multiples of 8, tall and wide, and zero columns (zero pivots, LAPACK's
+// info). f64: the same pivots and factors to rounding; f32 (whose rounding
+// can swap two near-equal pivot candidates): P A = L U, |L| <= 1 and info.
+template <class T>
+void check_recursive_lu_against_lapack() {
+  namespace rlu = linalg::detail::recursive_lu;
+  namespace lapack = linalg::detail::lapack;
+  const double eps = std::numeric_limits<T>::epsilon();
+  std::vector<std::pair<int, int>> sizes = {{33, 33},   {64, 64},   {100, 70}, {70, 100},
+                                            {131, 129}, {257, 257}, {40, 300}, {512, 512}};
+  if (sizeof(T) == 8) sizes.emplace_back(1024, 1024);
+  std::mt19937_64 gen(7);
+  std::normal_distribution<double> normal;
+  for (auto [m, n] : sizes)
+    for (bool zero_columns : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << m << " x " << n << (zero_columns ? ", zero columns" : ""));
+      ASSERT_TRUE(rlu::use<T>(m, n));
+      const int k = std::min(m, n);
+      std::vector<T> a(static_cast<std::size_t>(m) * n);
+      for (T& v : a) v = static_cast<T>(normal(gen));
+      if (zero_columns)
+        for (int c : {5, 17, k - 1})
+          std::fill_n(a.begin() + static_cast<std::ptrdiff_t>(c) * m, m, T(0));
+      std::vector<T> ours(a), theirs(a);
+      std::vector<int> piv_ours(static_cast<std::size_t>(k)), piv_theirs(piv_ours);
+      const int info_ours = rlu::getrf<T>(m, n, ours.data(), m, piv_ours.data());
+      const int info_theirs = lapack::getrf<T>(m, n, theirs.data(), m, piv_theirs.data());
+      EXPECT_EQ(info_ours, info_theirs);
+      EXPECT_EQ(info_ours, zero_columns ? 6 : 0);
+      auto at = [&](const std::vector<T>& f, int i, int j) {
+        return static_cast<double>(
+            f[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * m]);
+      };
+      double amax = 0;
+      for (T v : a) amax = std::max(amax, std::abs(static_cast<double>(v)));
+      if constexpr (std::is_same_v<T, double>) {
+        EXPECT_EQ(piv_ours, piv_theirs);
+        double diff = 0, fmax = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          diff = std::max(diff, std::abs(static_cast<double>(ours[i] - theirs[i])));
+          fmax = std::max(fmax, std::abs(static_cast<double>(theirs[i])));
+        }
+        EXPECT_LE(diff, 20.0 * k * eps * fmax);
+      }
+      // P A = L U: row i of L U against row perm[i] of a.
+      std::vector<int> perm(static_cast<std::size_t>(m));
+      for (int i = 0; i < m; ++i) perm[static_cast<std::size_t>(i)] = i;
+      for (int i = 0; i < k; ++i) {
+        const int p = piv_ours[static_cast<std::size_t>(i)] - 1;
+        ASSERT_GE(p, i);
+        ASSERT_LT(p, m);
+        std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(p)]);
+      }
+      double resid = 0;
+      const int step = m > 300 ? 7 : 1;  // every 7th row at order 512
+      for (int i = 0; i < m; i += step)
+        for (int j = 0; j < n; ++j) {
+          double s = 0;
+          for (int t = 0; t <= std::min({i, j, k - 1}); ++t)
+            s += (t == i ? 1.0 : at(ours, i, t)) * at(ours, t, j);
+          resid = std::max(resid, std::abs(s - at(a, perm[static_cast<std::size_t>(i)], j)));
+          if (j < k && i > j) {
+            EXPECT_LE(std::abs(at(ours, i, j)), 1.0) << "|L| <= 1";
+          }
+        }
+      EXPECT_LE(resid, 20.0 * k * eps * amax) << "P A = L U";
+    }
+}
+
+// On one thread, and on two, where the right-block updates are split by
+// columns.
+TEST(LinalgLu, RecursiveLuMatchesLapack) {
+  if (!linalg::detail::recursive_lu::has_avx512_fma()) GTEST_SKIP() << "no AVX-512F and FMA";
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    omp_set_num_threads(threads);
+    check_recursive_lu_against_lapack<double>();
+    check_recursive_lu_against_lapack<float>();
+  }
+  omp_set_num_threads(saved);
+}
+
+// A pivot whose reciprocal overflows in the recursive LU's leaf: that column
+// is divided by it, not multiplied by inf (getf2's rule).
+TEST(LinalgLu, RecursiveLuSubnormalPivot) {
+  CpuBackend cpu;
+  const std::int64_t n = 64;
+  std::vector<double> v(static_cast<std::size_t>(n * n));
+  std::mt19937_64 gen(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (double& x : v) x = u(gen);
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] *= 1e-309;  // column 0
+  Tensor a = Tensor::from_vec_col_major<double>({n, n}, v);
+  auto [perm, l, u_, p] = linalg::lu(a, cpu);
+  Mat L = matrix_of(l, 0), U = matrix_of(u_, 0), A = matrix_of(a, 0);
+  for (std::int64_t i = 1; i < n; ++i) {
+    ASSERT_TRUE(std::isfinite(L(i, 0).real())) << i;
+    EXPECT_LE(std::abs(L(i, 0)), 1.0);
+  }
+  EXPECT_LE(fro(minus(matmul(matrix_of(p, 0), A), matmul(L, U))), 1e-12 * fro(A));
 }
 
 // ---- Cholesky --------------------------------------------------------------------------
