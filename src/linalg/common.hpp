@@ -368,6 +368,13 @@ inline bool use_phased_eigh(std::int64_t n) {
   return n >= kPhasedEighMin && get_num_threads() > 1 && !omp_in_parallel();
 }
 
+/// Order from which one square real matrix on several threads runs
+/// linalg.svd in phases (Note [SVD in phases] in svd.cpp).
+inline constexpr std::int64_t kPhasedSvdMin = 128;
+inline bool use_phased_svd(std::int64_t m, std::int64_t n) {
+  return m == n && n >= kPhasedSvdMin && get_num_threads() > 1 && !omp_in_parallel();
+}
+
 /// Runs body(b, state) for b in [0, count), with one `state = make_state()`
 /// per thread, in parallel when `split.parallel` (the body must not throw).
 template <class MakeState, class Body>

@@ -102,6 +102,18 @@ void chetrd_(const char*, const I*, c32*, const I*, float*, float*, c32*, c32*, 
              std::size_t);
 void zhetrd_(const char*, const I*, c64*, const I*, double*, double*, c64*, c64*, const I*, I*,
              std::size_t);
+void sgebrd_(const I*, const I*, float*, const I*, float*, float*, float*, float*, float*, const I*,
+             I*);
+void dgebrd_(const I*, const I*, double*, const I*, double*, double*, double*, double*, double*,
+             const I*, I*);
+void sbdsdc_(const char*, const char*, const I*, float*, float*, float*, const I*, float*, const I*,
+             float*, I*, float*, I*, I*, std::size_t, std::size_t);
+void dbdsdc_(const char*, const char*, const I*, double*, double*, double*, const I*, double*,
+             const I*, double*, I*, double*, I*, I*, std::size_t, std::size_t);
+void sorgbr_(const char*, const I*, const I*, const I*, float*, const I*, const float*, float*,
+             const I*, I*, std::size_t);
+void dorgbr_(const char*, const I*, const I*, const I*, double*, const I*, const double*, double*,
+             const I*, I*, std::size_t);
 void sstedc_(const char*, const I*, float*, float*, float*, const I*, float*, const I*, I*,
              const I*, I*, std::size_t);
 void dstedc_(const char*, const I*, double*, double*, double*, const I*, double*, const I*, I*,
@@ -363,6 +375,48 @@ I hetrd(char uplo, I n, T* a, I lda, real_t<T>* d, real_t<T>* e, T* tau, T* work
     chetrd_(&uplo, &n, a, &lda, d, e, tau, work, &lwork, &info, 1);
   else
     zhetrd_(&uplo, &n, a, &lda, d, e, tau, work, &lwork, &info, 1);
+  return info;
+}
+
+/// gebrd for real types: A = Q B P^T with B upper bidiagonal (m >= n;
+/// diagonal d, superdiagonal e), the reflectors in a, tauq and taup.
+template <class R>
+I gebrd(I m, I n, R* a, I lda, R* d, R* e, R* tauq, R* taup, R* work, I lwork) {
+  static_assert(std::is_floating_point_v<R>);
+  I info = 0;
+  if constexpr (std::is_same_v<R, float>)
+    sgebrd_(&m, &n, a, &lda, d, e, tauq, taup, work, &lwork, &info);
+  else
+    dgebrd_(&m, &n, a, &lda, d, e, tauq, taup, work, &lwork, &info);
+  return info;
+}
+
+/// bdsdc with uplo 'U', compq 'I': the SVD of an upper bidiagonal n x n
+/// matrix, singular values into d (descending), vectors into u and vt;
+/// work 3 n^2 + 4 n, iwork 8 n.
+template <class R>
+I bdsdc(I n, R* d, R* e, R* u, I ldu, R* vt, I ldvt, R* work, I* iwork) {
+  static_assert(std::is_floating_point_v<R>);
+  I info = 0;
+  const char uplo = 'U', compq = 'I';
+  if constexpr (std::is_same_v<R, float>)
+    sbdsdc_(&uplo, &compq, &n, d, e, u, &ldu, vt, &ldvt, nullptr, nullptr, work, iwork, &info, 1,
+            1);
+  else
+    dbdsdc_(&uplo, &compq, &n, d, e, u, &ldu, vt, &ldvt, nullptr, nullptr, work, iwork, &info, 1,
+            1);
+  return info;
+}
+
+/// orgbr for real types: Q ('Q') or P^T ('P') of gebrd, formed in place.
+template <class R>
+I orgbr(char vect, I m, I n, I k, R* a, I lda, const R* tau, R* work, I lwork) {
+  static_assert(std::is_floating_point_v<R>);
+  I info = 0;
+  if constexpr (std::is_same_v<R, float>)
+    sorgbr_(&vect, &m, &n, &k, a, &lda, tau, work, &lwork, &info, 1);
+  else
+    dorgbr_(&vect, &m, &n, &k, a, &lda, tau, work, &lwork, &info, 1);
   return info;
 }
 

@@ -1,6 +1,8 @@
 // linalg.svd, linalg.svdvals, linalg.svd_truncated, linalg.svd_rank_limit,
 // linalg.dual_basis, linalg.pinv, linalg.matrix_rank.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
 
 #include "common.hpp"
@@ -36,11 +38,97 @@ int gesvd_fallback(char jobz, lapack_int m, lapack_int n, T* a, const T* base,
                           static_cast<lapack_int>(work.size()), rwork.data());
 }
 
+// Note [SVD in phases] (use_phased_svd in common.hpp): gesdd on a square real matrix is gebrd (A = Q B P^T,
+// B bidiagonal), bdsdc (B = Ub S Vb^T by divide and conquer) and two ormbr
+// (U = Q Ub, V^T = Vb^T P^T). Debian's OpenBLAS gains nothing from a second
+// thread in any of them at order 256 (f64, ms at one / two threads: gebrd
+// 3.5 / 4.0, bdsdc 4.5 / 4.6, ormbr 1.7 / 1.8 and 1.1 / 1.3), so with two
+// threads and one square real matrix of order kPhasedSvdMin and up,
+// linalg.svd runs the phases itself: gebrd on the calling thread; bdsdc on
+// one thread while the other forms Q and P^T (orgbr); then U = Q Ub and
+// V^T = Vb^T P^T as GEMMs by column halves, one per thread. The singular
+// values are gesdd's (the same calls on the same data), U and V^T agree
+// with gesdd's to rounding (forming Q and multiplying instead of applying
+// its reflectors). gesdd first scales a matrix whose largest entry lies
+// outside [sqrt(safe minimum) / eps, its inverse]; such a matrix keeps
+// gesdd, as does one where bdsdc fails (then gesvd, as after gesdd).
+// Measured (a driver timing these calls against dgesdd on one f64 matrix,
+// two pinned vCPUs of a 2-vCPU AMD EPYC Zen 4 VM, ms, gesdd / phases):
+// order 128 2.06-2.32 / 1.66-1.75, 256 10.6-10.8 / 8.6-8.7, 512 78-82 /
+// 60-62.
+template <class R>
+struct PhasedSvd {
+  PhasedSvd(std::int64_t order, Backend& be);
+  std::int64_t n;
+  lapack_int lwork0 = 0, lwork1 = 0;
+  Scratch scratch;  // from the backend's buffers (Note [Buffer cache])
+  R *a = nullptr, *q = nullptr, *ub = nullptr, *vb = nullptr, *e = nullptr, *tauq = nullptr,
+    *taup = nullptr, *work0 = nullptr, *work1 = nullptr;
+  lapack_int* iwork = nullptr;
+};
+
+template <class R>
+PhasedSvd<R>::PhasedSvd(std::int64_t order, Backend& be) : n(order) {
+  const lapack_int ln = static_cast<lapack_int>(n);
+  // Workspace queries read no arrays; any non-null pointers do.
+  R dummy(0), brd(0), orq(0), orp(0);
+  lapack::gebrd<R>(ln, ln, &dummy, ln, &dummy, &dummy, &dummy, &dummy, &brd, -1);
+  lapack::orgbr<R>('Q', ln, ln, ln, &dummy, ln, &dummy, &orq, -1);
+  lapack::orgbr<R>('P', ln, ln, ln, &dummy, ln, &dummy, &orp, -1);
+  lwork0 = std::max<lapack_int>(lapack::query_size(brd), 3 * ln * ln + 4 * ln);
+  lwork1 = std::max<lapack_int>({lapack::query_size(orq), lapack::query_size(orp), 1});
+  for (R** p : {&a, &q, &ub, &vb}) scratch.add(*p, n * n);
+  for (R** p : {&e, &tauq, &taup}) scratch.add(*p, n);
+  scratch.add(work0, lwork0);
+  scratch.add(work1, lwork1);
+  scratch.add(iwork, 8 * n);
+  scratch.allocate(be);
+}
+
+// The SVD of the n x n matrix in ws.a (overwritten) by Note [SVD in
+// phases]: s, u and vt (n x n each). Returns bdsdc's info, or -1 when a's
+// scale leaves it to gesdd.
+template <class R>
+int svd_in_phases(PhasedSvd<R>& ws, R* s, R* u, R* vt) {
+  const std::int64_t n = ws.n;
+  R* a = ws.a;
+  const lapack_int ln = static_cast<lapack_int>(n);
+  R amax(0);
+  for (std::int64_t i = 0; i < n * n; ++i) amax = std::max(amax, std::abs(a[i]));
+  const R small = std::sqrt(std::numeric_limits<R>::min()) / std::numeric_limits<R>::epsilon();
+  if ((amax > R(0) && amax < small) || amax > R(1) / small) return -1;
+  OneLapackThread one(true);
+  int info = lapack::gebrd<R>(ln, ln, a, ln, s, ws.e, ws.tauq, ws.taup, ws.work0, ws.lwork0);
+  if (info != 0) return info;
+  int infos[2] = {0, 0};
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+  for (int t = 0; t < 2; ++t) {
+    if (t == 0) {
+      infos[0] = lapack::bdsdc<R>(ln, s, ws.e, ws.ub, ln, ws.vb, ln, ws.work0, ws.iwork);
+    } else {
+      std::copy_n(a, n * n, ws.q);
+      infos[1] = lapack::orgbr<R>('Q', ln, ln, ln, ws.q, ln, ws.tauq, ws.work1, ws.lwork1);
+      if (infos[1] == 0)
+        infos[1] = lapack::orgbr<R>('P', ln, ln, ln, a, ln, ws.taup, ws.work1, ws.lwork1);
+    }
+  }
+  if (infos[0] != 0) return infos[0];
+  if (infos[1] != 0) return infos[1];
+  const lapack_int half = ln / 2;
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+  for (int t = 0; t < 2; ++t) {
+    const lapack_int c0 = t == 0 ? 0 : half, c = t == 0 ? half : ln - half;
+    lapack::gemm<R>('N', 'N', ln, c, ln, R(1), ws.q, ln, ws.ub + c0 * n, ln, R(0), u + c0 * n, ln);
+    lapack::gemm<R>('N', 'N', ln, c, ln, R(1), ws.vb, ln, a + c0 * n, ln, R(0), vt + c0 * n, ln);
+  }
+  return 0;
+}
+
 // The SVD of every matrix of `a` (checked: float, finite) into column-major
 // outputs: jobz 'N' (s only), 'S' (u [m, k], vh [k, n]) or 'A' (u [m, m],
 // vh [n, n]). Small matrices use small::bidiagonal_svd (Note [Small matrices]).
 template <class T>
-void svd_into(const char* op, const Tensor& a, char jobz, T* u, real_t<T>* s, T* vh) {
+void svd_into(const char* op, const Tensor& a, char jobz, T* u, real_t<T>* s, T* vh, Backend& be) {
   using R = real_t<T>;
   const MatrixBatch mb = matrix_batch(a);
   const std::int64_t m = mb.rows, n = mb.cols, k = std::min(m, n), count = mb.count();
@@ -60,55 +148,72 @@ void svd_into(const char* op, const Tensor& a, char jobz, T* u, real_t<T>* s, T*
   const lapack_int ldvt = std::max<lapack_int>(1, static_cast<lapack_int>(kv));
   BatchStatus status(count);
   const bool small_path = small::use_small_svd(m, n);
+  const BatchSplit split = split_batch(count, m, n);
+  bool phased = false;
+  if constexpr (std::is_floating_point_v<T>)
+    phased = jobz != 'N' && !split.parallel && use_phased_svd(m, n);
   const lapack_int mn = static_cast<lapack_int>(k), mx = std::max(lm, ln);
-  // Per-thread state; the LAPACK buffers are sized on first use (a small
-  // batch needs them only for a matrix whose sweeps did not converge).
+  // Per-thread state; the LAPACK buffers, from the backend's (Note [Buffer
+  // cache]), are sized on first use (a small batch needs them only for a
+  // matrix whose sweeps did not converge).
   struct State {
-    std::vector<T> a, work, dummy;
-    std::vector<R> rwork;
-    std::vector<lapack_int> iwork;
+    T dummy[1] = {T(0)};
+    Scratch scratch;
+    T *a = nullptr, *work = nullptr;
+    R* rwork = nullptr;
+    lapack_int* iwork = nullptr;
+    lapack_int lwork = 0;
     std::optional<small::SvdWorkspace<T>> fast;
+    std::optional<PhasedSvd<R>> phases;
   };
   auto make_state = [&] {
     State st;
-    st.a.resize(static_cast<std::size_t>(m * n));
-    st.dummy.resize(1);
     if (small_path) st.fast.emplace(m, n);
+    if constexpr (std::is_floating_point_v<T>)
+      if (phased) st.phases.emplace(n, be);
     return st;
   };
   auto lapack_svd = [&](std::int64_t b, State& st, T* ub, R* sb, T* vb) -> int {
-    if (st.work.empty()) {
+    if (st.work == nullptr) {
       T q(0);
       R rq(0);
       lapack_int iq = 0;
       int info =
-          lapack::gesdd<T>(jobz, lm, ln, st.a.data(), lm, sb, ub, ldu, vb, ldvt, &q, -1, &rq, &iq);
+          lapack::gesdd<T>(jobz, lm, ln, st.dummy, lm, sb, ub, ldu, vb, ldvt, &q, -1, &rq, &iq);
       if (info != 0) return info;
-      st.work.resize(static_cast<std::size_t>(lapack::query_size(q)));
-      std::size_t lrwork = 1;
+      st.lwork = lapack::query_size(q);
+      std::int64_t lrwork = 1;
       if constexpr (is_complex_v<T>)
-        lrwork += jobz == 'N' ? static_cast<std::size_t>(7 * mn)
-                              : static_cast<std::size_t>(
-                                    std::max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn));
-      st.rwork.resize(lrwork);
-      st.iwork.resize(static_cast<std::size_t>(8 * mn));
+        lrwork +=
+            jobz == 'N' ? 7 * mn : std::max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn);
+      st.scratch.add(st.a, m * n);
+      st.scratch.add(st.work, st.lwork);
+      st.scratch.add(st.rwork, lrwork);
+      st.scratch.add(st.iwork, 8 * std::int64_t{mn});
+      st.scratch.allocate(be);
     }
-    load_matrix(st.a.data(), m, base, mb, b);
-    int info =
-        lapack::gesdd<T>(jobz, lm, ln, st.a.data(), lm, sb, ub, ldu, vb, ldvt, st.work.data(),
-                         static_cast<lapack_int>(st.work.size()), st.rwork.data(), st.iwork.data());
-    if (info > 0)
-      info = gesvd_fallback<T>(jobz, lm, ln, st.a.data(), base, mb, b, sb, ub, ldu, vb, ldvt);
+    load_matrix(st.a, m, base, mb, b);
+    int info = lapack::gesdd<T>(jobz, lm, ln, st.a, lm, sb, ub, ldu, vb, ldvt, st.work, st.lwork,
+                                st.rwork, st.iwork);
+    if (info > 0) info = gesvd_fallback<T>(jobz, lm, ln, st.a, base, mb, b, sb, ub, ldu, vb, ldvt);
     return info;
   };
-  for_each_batch(count, split_batch(count, m, n), make_state, [&](std::int64_t b, State& st) {
-    T* ub = jobz == 'N' ? st.dummy.data() : u + b * m * ku;
-    T* vb = jobz == 'N' ? st.dummy.data() : vh + b * kv * n;
+  for_each_batch(count, split, make_state, [&](std::int64_t b, State& st) {
+    T* ub = jobz == 'N' ? st.dummy : u + b * m * ku;
+    T* vb = jobz == 'N' ? st.dummy : vh + b * kv * n;
     R* sb = s + b * k;
     if (small_path) {
       load_matrix(st.fast->a.data(), m, base, mb, b);
       if (small::bidiagonal_svd(*st.fast, jobz, ub, sb, vb)) return;
     }
+    if constexpr (std::is_floating_point_v<T>)
+      if (phased) {
+        load_matrix(st.phases->a, m, base, mb, b);
+        int info = svd_in_phases<T>(*st.phases, sb, ub, vb);
+        if (info > 0)
+          info = gesvd_fallback<T>(jobz, lm, ln, st.phases->a, base, mb, b, sb, ub, ldu, vb, ldvt);
+        if (info >= 0) return status.set(b, info);
+      }
     status.set(b, lapack_svd(b, st, ub, sb, vb));
   });
   throw_if_failed(op, a, "a", status, [](int info) {
@@ -137,7 +242,7 @@ std::vector<Tensor> svd_kernel(const SvdAttrs& attrs, std::span<const Tensor> in
   for (const TensorMeta& m : metas) out.push_back(be.empty(m.dtype, m.shape));
   char jobz = attrs.full_matrices ? 'A' : 'S';
   visit_dtype<kFloatDTypes>(a.dtype(), kSvd, [&]<class T>() {
-    svd_into<T>(kSvd, a, jobz, ptr<T>(out[0]), ptr<real_t<T>>(out[1]), ptr<T>(out[2]));
+    svd_into<T>(kSvd, a, jobz, ptr<T>(out[0]), ptr<real_t<T>>(out[1]), ptr<T>(out[2]), be);
   });
   return out;
 }
@@ -177,7 +282,7 @@ std::vector<Tensor> svd_truncated_kernel(const SvdTruncatedOptions& ta, std::spa
   Tensor vh = be.empty(a.dtype(), with_batch({k, n}, ms.batch));
   return visit_dtype<kFloatDTypes>(a.dtype(), kSvdTruncated, [&]<class T>() {
     using R = real_t<T>;
-    svd_into<T>(kSvdTruncated, a, 'S', ptr<T>(u), ptr<R>(s), ptr<T>(vh));
+    svd_into<T>(kSvdTruncated, a, 'S', ptr<T>(u), ptr<R>(s), ptr<T>(vh), be);
     const std::int64_t count = shape_numel(ms.batch);
     // Kept count per matrix (s is descending), then r = the largest.
     std::vector<std::int64_t> kept(static_cast<std::size_t>(count));
@@ -320,7 +425,7 @@ std::vector<Tensor> pinv_kernel(const RankTolerance& attrs, std::span<const Tens
     std::vector<T> u(static_cast<std::size_t>(count * m * k)),
         vh(static_cast<std::size_t>(count * k * n));
     std::vector<R> s(static_cast<std::size_t>(count * k));
-    svd_into<T>(kPinv, a, 'S', u.data(), s.data(), vh.data());
+    svd_into<T>(kPinv, a, 'S', u.data(), s.data(), vh.data(), be);
     const lapack_int ln = static_cast<lapack_int>(n), lm = static_cast<lapack_int>(m),
                      lk = static_cast<lapack_int>(k);
     const RankTol tol = rank_tol<T>(attrs, kPinv, m, n);
@@ -386,7 +491,7 @@ Tensor singular_values(const char* op, const Tensor& a, Backend& be) {
   check_finite(op, a, "a");
   Tensor s = be.empty(real_dtype(a.dtype()), with_batch({std::min(ms.rows, ms.cols)}, ms.batch));
   visit_dtype<kFloatDTypes>(a.dtype(), op, [&]<class T>() {
-    svd_into<T>(op, a, 'N', nullptr, ptr<real_t<T>>(s), nullptr);
+    svd_into<T>(op, a, 'N', nullptr, ptr<real_t<T>>(s), nullptr, be);
   });
   return s;
 }

@@ -107,6 +107,47 @@ TEST(LinalgSvd, ReconstructionAndOrthogonality) {
   });
 }
 
+// Note [SVD in phases] (svd.cpp): one square real matrix on two threads
+// against gesdd on one: the same singular values, U and V^H to rounding (the
+// bidiagonal's SVD is the same call on the same data). Random,
+// ill-conditioned, rank-deficient, and a matrix scaled below gesdd's
+// threshold (which keeps gesdd); complex ones keep gesdd on both.
+TEST(LinalgSvd, PhasesOnTwoThreads) {
+  namespace ld = tenferro::linalg::detail;
+  CpuBackend cpu;
+  const int before = tenferro::get_num_threads();
+  std::uint64_t seed = 900;
+  for (DType d : float_dtypes())
+    for (std::int64_t n : {128, 161})
+      for (int kind = 0; kind < 4; ++kind) {
+        SCOPED_TRACE(::testing::Message() << dtype_name(d) << " n " << n << " kind " << kind);
+        Input in = make_input(kind == 3 ? Kind::random : kKinds[static_cast<std::size_t>(kind)], n,
+                              n, {}, d, ++seed);
+        if (kind == 3) {  // below sqrt(safe minimum) / eps
+          const double tiny = real_dtype(d) == DType::f32 ? 1e-15 : 1e-160;
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = 0; i < n; ++i) in.mats[0](i, j) *= tiny;
+          in.tensor = to_tensor(in.mats, {}, d);
+          in.mats[0] = matrix_of(in.tensor, 0);
+        }
+        tenferro::set_num_threads(1);
+        ASSERT_FALSE(ld::use_phased_svd(n, n));
+        linalg::SvdResult one = linalg::svd(in.tensor, cpu);
+        tenferro::set_num_threads(2);
+        ASSERT_TRUE(ld::use_phased_svd(n, n));
+        linalg::SvdResult two = linalg::svd(testing::with_random_layout(in.tensor, ++seed), cpu);
+        tenferro::set_num_threads(before);
+        check_svd(in, two, d, n, n, {}, false);
+        const double tol = tol_for(d, n, n);
+        const std::vector<cd> s1 = vector_of(one.s, 0), s2 = vector_of(two.s, 0);
+        for (std::size_t i = 0; i < s1.size(); ++i)
+          EXPECT_NEAR(s1[i].real(), s2[i].real(), 4 * eps(d) * s1[0].real()) << "value " << i;
+        EXPECT_LE(fro(minus(matrix_of(one.u, 0), matrix_of(two.u, 0))), tol * std::sqrt(n));
+        EXPECT_LE(fro(minus(matrix_of(one.vh, 0), matrix_of(two.vh, 0))), tol * std::sqrt(n));
+      }
+  tenferro::set_num_threads(before);
+}
+
 TEST(LinalgSvd, SvdvalsMatchSvd) {
   CpuBackend cpu;
   sweep([&](DType d, std::int64_t m, std::int64_t n, const Shape&, const Input& in) {
@@ -452,14 +493,14 @@ void check_recursive_lu_against_lapack() {
 // columns.
 TEST(LinalgLu, RecursiveLuMatchesLapack) {
   if (!linalg::detail::recursive_lu::has_avx512_fma()) GTEST_SKIP() << "no AVX-512F and FMA";
-  const int saved = omp_get_max_threads();
+  const int before = tenferro::get_num_threads();
   for (int threads : {1, 2}) {
     SCOPED_TRACE(::testing::Message() << threads << " threads");
-    omp_set_num_threads(threads);
+    tenferro::set_num_threads(threads);
     check_recursive_lu_against_lapack<double>();
     check_recursive_lu_against_lapack<float>();
   }
-  omp_set_num_threads(saved);
+  tenferro::set_num_threads(before);
 }
 
 // A pivot whose reciprocal overflows in the recursive LU's leaf: that column
