@@ -432,8 +432,9 @@ void check_recursive_lu_against_lapack() {
   if (sizeof(T) == 8) sizes.emplace_back(1024, 1024);
   std::mt19937_64 gen(7);
   std::normal_distribution<double> normal;
-  for (auto [m, n] : sizes)
+  for (const auto& size : sizes)
     for (bool zero_columns : {false, true}) {
+      const int m = size.first, n = size.second;  // (a lambda below reads m: no structured binding)
       SCOPED_TRACE(::testing::Message()
                    << m << " x " << n << (zero_columns ? ", zero columns" : ""));
       ASSERT_TRUE(rlu::use<T>(m, n));
