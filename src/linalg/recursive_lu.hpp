@@ -4,10 +4,10 @@
 // Private to src/linalg; getrf_auto (small.hpp) chooses it.
 //
 // Note [Recursive LU]: OpenBLAS 0.3.21's getrf spends much of its time in a
-// triangular-solve kernel that runs far below its GEMM (perf of dgetrf at
-// order 256 on an AVX-512 core: a third of the samples in
-// dtrsm_kernel_LT), so at orders 64 to 1024 it reaches 6 to 34 GFLOP/s
-// where its dgemm of the same sizes runs at 50 to 57. Here (Toledo's
+// triangular-solve kernel that runs far below its GEMM (perf at order 256
+// on an AVX-512 core: dtrsm_kernel_LT the hottest symbol, above dgemm's
+// kernel), so at orders 64 to 1024 it reaches 9 to 34 GFLOP/s on one core
+// where its dgemm of the panel shapes runs at 50 to 57. Here (Toledo's
 // recursive LU):
 //   lu(A, m x n): if n <= kLeafColumns: leaf(A), else with A = [A1 A2],
 //   A1 the first n1 columns (n1 about n / 2, a multiple of 8):

@@ -38,24 +38,26 @@ int gesvd_fallback(char jobz, lapack_int m, lapack_int n, T* a, const T* base,
                           static_cast<lapack_int>(work.size()), rwork.data());
 }
 
-// Note [SVD in phases] (use_phased_svd in common.hpp): gesdd on a square real matrix is gebrd (A = Q B P^T,
-// B bidiagonal), bdsdc (B = Ub S Vb^T by divide and conquer) and two ormbr
-// (U = Q Ub, V^T = Vb^T P^T). Debian's OpenBLAS gains nothing from a second
-// thread in any of them at order 256 (f64, ms at one / two threads: gebrd
-// 3.5 / 4.0, bdsdc 4.5 / 4.6, ormbr 1.7 / 1.8 and 1.1 / 1.3), so with two
-// threads and one square real matrix of order kPhasedSvdMin and up,
-// linalg.svd runs the phases itself: gebrd on the calling thread; bdsdc on
-// one thread while the other forms Q and P^T (orgbr); then U = Q Ub and
-// V^T = Vb^T P^T as GEMMs by column halves, one per thread. The singular
-// values are gesdd's (the same calls on the same data), U and V^T agree
-// with gesdd's to rounding (forming Q and multiplying instead of applying
-// its reflectors). gesdd first scales a matrix whose largest entry lies
-// outside [sqrt(safe minimum) / eps, its inverse]; such a matrix keeps
-// gesdd, as does one where bdsdc fails (then gesvd, as after gesdd).
-// Measured (a driver timing these calls against dgesdd on one f64 matrix,
-// two pinned vCPUs of a 2-vCPU AMD EPYC Zen 4 VM, ms, gesdd / phases):
-// order 128 2.06-2.32 / 1.66-1.75, 256 10.6-10.8 / 8.6-8.7, 512 78-82 /
-// 60-62.
+// Note [SVD in phases] (use_phased_svd in common.hpp): gesdd on a square
+// real matrix is gebrd (A = Q B P^T, B bidiagonal), bdsdc (B = Ub S Vb^T by
+// divide and conquer) and two ormbr (U = Q Ub, V^T = Vb^T P^T). Debian's
+// OpenBLAS gains nothing from a second thread in any of them at order 256
+// (f64, ms at one / two threads: gebrd 3.5 / 4.0, bdsdc 4.5 / 4.6, ormbr
+// 1.7 / 1.8 and 1.1 / 1.3), so with two threads and one square real matrix
+// of order kPhasedSvdMin and up, linalg.svd runs the phases itself: gebrd on
+// the calling thread; bdsdc on one thread while the other forms Q and P^T
+// (orgbr); then U = Q Ub and V^T = Vb^T P^T as GEMMs by column halves, one
+// per thread. The singular values are gesdd's (the same calls on the same
+// data), U and V^T agree with gesdd's to rounding (forming Q and
+// multiplying instead of applying its reflectors). gesdd first scales a
+// matrix whose largest entry lies outside [sqrt(safe minimum) / eps, its
+// inverse]; such a matrix keeps gesdd, as does one where bdsdc fails (then
+// gesvd, as after gesdd). The workspaces come from the backend's buffers:
+// fresh vectors cost about 1 ms of page faults a call at order 256.
+// Measured (two pinned vCPUs of a 2-vCPU AMD EPYC Zen 4 VM, f64, ms): these
+// LAPACK calls against dgesdd in a driver, order 128 2.06-2.32 / 1.66-1.75,
+// 256 10.6-10.8 / 8.6-8.7, 512 78-82 / 60-62; linalg::svd of one 256 x 256
+// matrix, best of 30 calls, one thread 10.4-10.6, two 8.5.
 template <class R>
 struct PhasedSvd {
   PhasedSvd(std::int64_t order, Backend& be);
