@@ -361,11 +361,13 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
   const bool small_path = small::use_small_factor(n, n);
   // Note [Inverse on threads]: getri's column sweep runs on one thread.
   // One matrix of order 128 and up on several threads is inverted as
-  // inv(U) inv(L) P instead: getrf on LAPACK's threads, the two triangular
-  // inverses (trtri) side by side, their product (trmm) by column halves,
-  // then getri's column interchanges. Each parallel step is one region with
-  // BLAS on one thread inside, so only getrf depends on OpenBLAS's own
-  // threading, whose speed on 2-vCPU VMs changes with the machine's state.
+  // inv(U) inv(L) P instead: getrf on the calling thread's threads (the
+  // recursive LU splits its updates across them, Note [Recursive LU];
+  // LAPACK's getrf runs on OpenBLAS's), the two triangular inverses (trtri)
+  // side by side, their product (trmm) by column halves, then getri's
+  // column interchanges. Each parallel step is one region with BLAS on one
+  // thread inside, so only getrf's own steps depend on OpenBLAS's threading,
+  // whose speed on 2-vCPU VMs changes with the machine's state.
   // inv/256x256, 2 threads, 2-vCPU AMD EPYC, bench_peer --mode=linalg:
   // getri 3.2 ms; getrs against the identity on OpenBLAS's threads (the
   // way before) 1.31-1.33 ms; this way 1.19-1.21 ms.
