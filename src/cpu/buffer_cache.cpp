@@ -9,6 +9,9 @@
 namespace tenferro::cpu {
 namespace {
 constexpr std::size_t kMinCached = std::size_t{128} << 10;
+// A request with no kept buffer of its size takes the smallest kept one of
+// up to 1.5 times its size (Note [Buffer cache]).
+std::size_t fit_limit(std::size_t nbytes) { return nbytes + nbytes / 2; }
 }
 
 std::size_t default_cache_limit() {
@@ -26,7 +29,7 @@ std::size_t BufferCache::cached_bytes() const {
 }
 
 std::size_t BufferCache::clear() {
-  std::unordered_map<std::size_t, std::vector<void*>> cached;
+  std::map<std::size_t, std::vector<void*>> cached;
   std::size_t bytes = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -43,11 +46,15 @@ std::shared_ptr<Storage> BufferCache::allocate(std::size_t nbytes) {
   void* p = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = free_.find(nbytes);
-    if (it != free_.end() && !it->second.empty()) {
+    // Lists are erased when emptied, so the first one in range has a buffer.
+    auto it = free_.lower_bound(nbytes);
+    if (it != free_.end() && it->first <= fit_limit(nbytes)) {
+      const std::size_t size = it->first;
       p = it->second.back();
       it->second.pop_back();
-      cached_ -= nbytes;
+      if (it->second.empty()) free_.erase(it);
+      cached_ -= size;
+      if (size != nbytes) oversized_.emplace(p, size);
     }
   }
   if (p == nullptr) {
@@ -67,6 +74,13 @@ void BufferCache::release(void* data, std::size_t nbytes, void* context) {
   auto* self = static_cast<BufferCache*>(context);
   {
     std::lock_guard<std::mutex> lock(self->mutex_);
+    if (!self->oversized_.empty()) {
+      auto it = self->oversized_.find(data);
+      if (it != self->oversized_.end()) {
+        nbytes = it->second;  // the buffer's own size, not the request's
+        self->oversized_.erase(it);
+      }
+    }
     if (self->cached_ + nbytes <= self->limit_) {
       self->free_[nbytes].push_back(data);
       self->cached_ += nbytes;

@@ -5,6 +5,7 @@
 // buffers back when the budget is reached.
 #include <array>
 #include <complex>
+#include <cstdlib>
 
 #include "support/test_support.hpp"
 #include "tenferro/cpu.hpp"
@@ -137,6 +138,57 @@ TEST(MemoryLimit, EmptyCacheGivesTheKeptBuffersBack) {
   EXPECT_EQ(host_memory_in_use(), base + 2 * mib);  // the live buffer stays
   again.reset();
   EXPECT_EQ(cpu.cached_bytes(), 2 * mib);
+  cpu.empty_cache();
+  EXPECT_EQ(host_memory_in_use(), base);
+}
+
+// Note [Buffer cache]: a request with no kept buffer of its size takes the
+// smallest kept one of up to 1.5 times its size; the buffer returns to the
+// cache, or to the system when the cache is full, as its own size.
+TEST(MemoryLimit, TheBufferCacheLendsABufferOfUpToOneAndAHalfTimesTheSize) {
+  const std::size_t kib = std::size_t{1} << 10, mib = kib << 10;
+  {
+    CpuBackend cpu;
+    const std::size_t base = host_memory_in_use();
+    void *p3 = nullptr, *p25 = nullptr;
+    {
+      auto a = cpu.allocate_storage(3 * mib), b = cpu.allocate_storage(2560 * kib);
+      p3 = a->data();
+      p25 = b->data();
+    }
+    EXPECT_EQ(cpu.cached_bytes(), 5632 * kib);
+    auto two = cpu.allocate_storage(2 * mib);  // the smaller of the two that fit
+    EXPECT_EQ(two->data(), p25);
+    EXPECT_EQ(two->nbytes(), 2 * mib);
+    EXPECT_EQ(cpu.cached_bytes(), 3 * mib);
+    EXPECT_EQ(host_memory_in_use(), base + 5632 * kib);  // nothing new
+    auto small = cpu.allocate_storage(1900 * kib);       // 3 MiB is more than 1.5 times: fresh
+    EXPECT_NE(small->data(), p3);
+    EXPECT_EQ(host_memory_in_use(), base + 5632 * kib + 1900 * kib);
+    small.reset();
+    two.reset();  // back as 2.5 MiB
+    EXPECT_EQ(cpu.cached_bytes(), 5632 * kib + 1900 * kib);
+    auto exact = cpu.allocate_storage(2560 * kib);
+    EXPECT_EQ(exact->data(), p25);
+    exact.reset();
+    cpu.empty_cache();
+    EXPECT_EQ(host_memory_in_use(), base);
+  }
+  // A cache of 4 MiB: the lent 3 MiB buffer comes back when another 3 MiB
+  // one is kept, so it is freed, as 3 MiB.
+  ::setenv("TENFERRO_CPU_CACHE_MB", "4", 1);
+  CpuBackend cpu;
+  ::unsetenv("TENFERRO_CPU_CACHE_MB");
+  const std::size_t base = host_memory_in_use();
+  cpu.allocate_storage(3 * mib).reset();
+  auto lent = cpu.allocate_storage(2 * mib);
+  EXPECT_EQ(cpu.cached_bytes(), 0u);
+  cpu.allocate_storage(3 * mib).reset();
+  EXPECT_EQ(cpu.cached_bytes(), 3 * mib);
+  EXPECT_EQ(host_memory_in_use(), base + 6 * mib);
+  lent.reset();
+  EXPECT_EQ(cpu.cached_bytes(), 3 * mib);
+  EXPECT_EQ(host_memory_in_use(), base + 3 * mib);
   cpu.empty_cache();
   EXPECT_EQ(host_memory_in_use(), base);
 }
