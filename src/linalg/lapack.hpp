@@ -315,19 +315,18 @@ I trtri(char uplo, char diag, I n, T* a, I lda) {
   return info;
 }
 
-/// B := op(A) B (side 'L', alpha 1) with A triangular.
+/// B := alpha op(A) B (side 'L') or alpha B op(A) (side 'R'), A triangular.
 template <class T>
-void trmm(char uplo, char transa, char diag, I m, I n, const T* a, I lda, T* b, I ldb) {
-  const T one(1);
-  const char side = 'L';
+void trmm(char side, char uplo, char transa, char diag, I m, I n, T alpha, const T* a, I lda, T* b,
+          I ldb) {
   if constexpr (kIsF32<T>)
-    strmm_(&side, &uplo, &transa, &diag, &m, &n, &one, a, &lda, b, &ldb, 1, 1, 1, 1);
+    strmm_(&side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
   else if constexpr (kIsF64<T>)
-    dtrmm_(&side, &uplo, &transa, &diag, &m, &n, &one, a, &lda, b, &ldb, 1, 1, 1, 1);
+    dtrmm_(&side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
   else if constexpr (kIsC64<T>)
-    ctrmm_(&side, &uplo, &transa, &diag, &m, &n, &one, a, &lda, b, &ldb, 1, 1, 1, 1);
+    ctrmm_(&side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
   else
-    ztrmm_(&side, &uplo, &transa, &diag, &m, &n, &one, a, &lda, b, &ldb, 1, 1, 1, 1);
+    ztrmm_(&side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
 }
 
 template <class T>

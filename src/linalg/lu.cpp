@@ -351,6 +351,43 @@ std::vector<Tensor> solve_factored_kernel(const Transpose& attrs, std::span<cons
   });
 }
 
+// Note [Triangular inverse by halves]: inv of a triangular matrix T of
+// order n > kTrtriLeaf, for U = [U11 U12; 0 U22] (L alike):
+//   U11 := inv(U11); U22 := inv(U22) (the same recursion);
+//   U12 := -U12 U22 (trmm from the right); U12 := U11 U12 (from the left),
+// so that U12 = -inv(U11) U12 inv(U22). Nearly all the work is in BLAS's
+// trmm, which runs near GEMM speed, where OpenBLAS 0.3.21's trtri does not
+// (its trsm kernel, Note [Recursive LU]). For the factors of a getrf that
+// succeeded: no zero on a non-unit diagonal. inv/256x256 f64, one pinned
+// core of a 2-vCPU AMD EPYC: the two triangular inverses of its factors
+// (U non-unit, L unit) take 1060-1085 us by trtri, 380-400 by halves (leaves
+// of 32; 16 and 64 measured alike, 128 slower).
+constexpr lapack_int kTrtriLeaf = 32;
+
+template <class T>
+void trtri_by_halves(char uplo, char diag, lapack_int n, T* a, lapack_int lda) {
+  const auto solve = [&](auto& self, lapack_int m, T* t) -> void {
+    if (m <= kTrtriLeaf) {
+      lapack::trtri<T>(uplo, diag, m, t, lda);  // no zero pivot (above)
+      return;
+    }
+    const lapack_int m1 = m / 2, m2 = m - m1;
+    T* t22 = t + m1 + static_cast<std::int64_t>(m1) * lda;
+    self(self, m1, t);
+    self(self, m2, t22);
+    if (uplo == 'U') {
+      T* t12 = t + static_cast<std::int64_t>(m1) * lda;  // m1 x m2
+      lapack::trmm<T>('R', 'U', 'N', diag, m1, m2, T(-1), t22, lda, t12, lda);
+      lapack::trmm<T>('L', 'U', 'N', diag, m1, m2, T(1), t, lda, t12, lda);
+    } else {
+      T* t21 = t + m1;  // m2 x m1
+      lapack::trmm<T>('R', 'L', 'N', diag, m2, m1, T(-1), t, lda, t21, lda);
+      lapack::trmm<T>('L', 'L', 'N', diag, m2, m1, T(1), t22, lda, t21, lda);
+    }
+  };
+  solve(solve, n, a);
+}
+
 template <class T>
 void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* singular,
                   Backend& be) {
@@ -360,19 +397,22 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
   const T* base = ptr<T>(a);
   const bool small_path = small::use_small_factor(n, n);
   // Note [Inverse on threads]: getri's column sweep runs on one thread.
-  // One matrix of order 128 and up on several threads is inverted as
-  // inv(U) inv(L) P instead: getrf on the calling thread's threads (the
-  // recursive LU splits its updates across them, Note [Recursive LU];
-  // LAPACK's getrf runs on OpenBLAS's), the two triangular inverses (trtri)
-  // side by side, their product (trmm) by column halves, then getri's
-  // column interchanges. Each parallel step is one region with BLAS on one
-  // thread inside, so only getrf's own steps depend on OpenBLAS's threading,
-  // whose speed on 2-vCPU VMs changes with the machine's state.
+  // One matrix of order 128 and up is inverted as inv(U) inv(L) P instead:
+  // getrf on the calling thread's threads (the recursive LU splits its
+  // updates across them, Note [Recursive LU]; LAPACK's getrf runs on
+  // OpenBLAS's), the two triangular inverses (Note [Triangular inverse by
+  // halves]) side by side, their product (trmm) by column halves, then
+  // getri's column interchanges. Each parallel step is one region with BLAS
+  // on one thread inside, so only getrf's own steps depend on OpenBLAS's
+  // threading, whose speed on 2-vCPU VMs changes with the machine's state.
   // inv/256x256, 2 threads, 2-vCPU AMD EPYC, bench_peer --mode=linalg:
   // getri 3.2 ms; getrs against the identity on OpenBLAS's threads (the
-  // way before) 1.31-1.33 ms; this way 1.19-1.21 ms.
-  const bool by_triangles =
-      !small_path && count == 1 && n >= 128 && get_num_threads() > 1 && !omp_in_parallel();
+  // way before) 1.31-1.33 ms; this way, with LAPACK's trtri, 1.19-1.21 ms.
+  // With the inverses by halves this way also wins on one thread (the
+  // machine in a slow spell, old and new alternating, ms): one thread getri
+  // 1.60-1.69, this way 1.22-1.35; two threads 1.25-1.39 -> 0.82-1.11.
+  const bool by_triangles = !small_path && count == 1 && n >= 128;
+  const int tri_threads = omp_in_parallel() ? 1 : std::min(2, get_num_threads());
   BatchSplit split = split_batch(count, n, n);
   if (by_triangles) split.one_lapack_thread = false;
   struct State {
@@ -406,22 +446,21 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
           // inv(a) = inv(U) inv(L) P: the two triangular inverses side by
           // side (U's in lu, L's in ob), then the product by column halves.
           OneLapackThread one(true);
-          int tri_info[2] = {0, 0};
           std::copy_n(lu, n * n, ob);
-#pragma omp parallel for num_threads(2) schedule(static, 1)
+#pragma omp parallel for num_threads(tri_threads) schedule(static, 1)
           for (int t = 0; t < 2; ++t)
-            tri_info[t] = t == 0 ? lapack::trtri<T>('U', 'N', ln, lu, ld)
-                                 : lapack::trtri<T>('L', 'U', ln, ob, ld);
-          if (tri_info[0] != 0) return status.set(b, tri_info[0]);
+            t == 0 ? trtri_by_halves<T>('U', 'N', ln, lu, ld)
+                   : trtri_by_halves<T>('L', 'U', ln, ob, ld);
           for (std::int64_t j = 0; j < n; ++j) {  // inv(L): unit lower triangular
             std::fill_n(ob + j * n, j, T(0));
             ob[j + j * n] = T(1);
           }
           const std::int64_t half = n / 2;
-#pragma omp parallel for num_threads(2) schedule(static, 1)
+#pragma omp parallel for num_threads(tri_threads) schedule(static, 1)
           for (int t = 0; t < 2; ++t)
-            lapack::trmm<T>('U', 'N', 'N', ln, static_cast<lapack_int>(t == 0 ? half : n - half),
-                            lu, ld, ob + (t == 0 ? 0 : half) * n, ld);
+            lapack::trmm<T>('L', 'U', 'N', 'N', ln,
+                            static_cast<lapack_int>(t == 0 ? half : n - half), T(1), lu, ld,
+                            ob + (t == 0 ? 0 : half) * n, ld);
           for (std::int64_t j = n - 2; j >= 0; --j)  // times P: getri's column interchanges
             if (ipiv[j] - 1 != j)
               std::swap_ranges(ob + j * n, ob + (j + 1) * n, ob + (ipiv[j] - 1) * n);

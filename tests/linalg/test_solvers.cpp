@@ -190,9 +190,10 @@ TEST(LinalgInv, InverseTimesMatrixIsIdentity) {
       }
 }
 
-// One matrix of order >= 128 on several threads is inverted by getrs against
-// the identity instead of getri (Note [Inverse on threads] in
-// src/linalg/lu.cpp): both paths, and the singular error of the new one.
+// One matrix of order >= 128 is inverted as inv(U) inv(L) P, the triangular
+// inverses by halves (Notes [Inverse on threads] and [Triangular inverse by
+// halves] in src/linalg/lu.cpp), on one thread and two; orders 130 and 300
+// split into halves of odd order down to the leaves. The singular error too.
 TEST(LinalgInv, LargeMatrixOnOneAndTwoThreads) {
   CpuBackend cpu;
   const int before = get_num_threads();
@@ -200,19 +201,20 @@ TEST(LinalgInv, LargeMatrixOnOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     set_num_threads(threads);
     for (DType d : float_dtypes()) {
-      SCOPED_TRACE(::testing::Message() << dtype_name(d) << " threads " << threads);
-      const std::int64_t n = 130;
-      Mat a = with_singular_values(n, n, geometric_values(n, 1e2), is_complex(d), ++seed);
-      Batch A = make_batch({a}, {}, d, seed);
-      Mat x = matrix_of(linalg::inv(A.tensor, cpu), 0);
-      EXPECT_LE(fro(minus(matmul(A.mats[0], x), eye(n, n))), 1e2 * tol_for(d, n));
-      for (std::int64_t i = 0; i < n; ++i) a(i, 7) = 0;  // singular: a zero column
-      Tensor s = make_batch({a}, {}, d, seed).tensor;
-      try {
-        linalg::inv(s, cpu);
-        ADD_FAILURE() << "a singular matrix was inverted";
-      } catch (const LinalgError& e) {
-        EXPECT_NE(std::string(e.what()).find("singular"), std::string::npos) << e.what();
+      for (const std::int64_t n : {130, 300}) {
+        SCOPED_TRACE(::testing::Message() << dtype_name(d) << " threads " << threads << " n " << n);
+        Mat a = with_singular_values(n, n, geometric_values(n, 1e2), is_complex(d), ++seed);
+        Batch A = make_batch({a}, {}, d, seed);
+        Mat x = matrix_of(linalg::inv(A.tensor, cpu), 0);
+        EXPECT_LE(fro(minus(matmul(A.mats[0], x), eye(n, n))), 1e2 * tol_for(d, n));
+        for (std::int64_t i = 0; i < n; ++i) a(i, 7) = 0;  // singular: a zero column
+        Tensor s = make_batch({a}, {}, d, seed).tensor;
+        try {
+          linalg::inv(s, cpu);
+          ADD_FAILURE() << "a singular matrix was inverted";
+        } catch (const LinalgError& e) {
+          EXPECT_NE(std::string(e.what()).find("singular"), std::string::npos) << e.what();
+        }
       }
     }
   }
