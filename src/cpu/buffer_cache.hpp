@@ -37,7 +37,9 @@
 // threads the same suite ran 27.1 -> 25.9 s, str_nw_mera_closed_120 along
 // our path 0.72 -> 0.52 s a call. Its cost: str_nw_mera_open_26, whose
 // intermediates now take buffers another size needs next, faults about 100
-// MB in each call and runs 4-5 % slower (0.69 -> 0.72 s, one core). Tried and
+// MB in each call and runs 4-5 % slower (0.69 -> 0.72 s, one core; along
+// opt_flops at two threads 0.37 -> 0.42 s in the peer reports of 2026-12-07
+// 21:55 and 2026-12-08 00:10, still 1.31 times the best peer). Tried and
 // not kept: up to twice the size (less fresh memory in that case, 159 MB,
 // more over the suite, 8.2 GB against 7.7), and freeing kept buffers idle
 // for a second to make room for a released one (fewer misses in loops, but
