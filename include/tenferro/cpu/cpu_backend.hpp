@@ -62,12 +62,14 @@ void register_cpu_kernels(KernelRegistry& registry);
 /// Large buffers released by a backend's tensors are kept for reuse by the
 /// same backend (Note [Buffer cache] in src/cpu/buffer_cache.hpp: up to
 /// TENFERRO_CPU_CACHE_MB, default 1024); copies of a backend share the cache.
+/// A request takes a kept buffer of its size, else the smallest kept one of
+/// up to 1.5 times its size.
 ///
 /// ```cpp
 /// tenferro::CpuBackend cpu;
 /// {
 ///   auto t = tenferro::add(x, x, cpu);  // a buffer from the cache, or fresh
-/// }                                     // released: kept for the next request of its size
+/// }                                     // released: kept for the next request that fits
 /// std::size_t held = cpu.cached_bytes();
 /// cpu.empty_cache();                    // gives the kept buffers back to the system
 /// ```
