@@ -7,12 +7,13 @@
 // machine). Programs run in loops ask for the same sizes again and again, so
 // released buffers of 128 KiB or more are kept (up to a byte limit,
 // TENFERRO_CPU_CACHE_MB, default 1024) and handed out again for the same
-// size (or a somewhat smaller one, below). Smaller buffers go to malloc directly. `CpuBackend::empty_cache`
-// gives the kept buffers back, and so does a request over the host memory
-// limit (Note [Host memory limit]) before it fails. The limit was 1 MiB
-// until grad of cholesky over 64 matrices of 16 x 16 (128 KiB tensors) was
-// seen to run at 0.23 or 0.47 ms depending on the process's address layout:
-// the slow runs faulted pages in on every call.
+// size (or a somewhat smaller one, below). Smaller buffers go to malloc
+// directly. `CpuBackend::empty_cache` gives the kept buffers back, and so
+// does a request over the host memory limit (Note [Host memory limit])
+// before it fails. The limit was 1 MiB until grad of cholesky over 64
+// matrices of 16 x 16 (128 KiB tensors) was seen to run at 0.23 or 0.47 ms
+// depending on the process's address layout: the slow runs faulted pages in
+// on every call.
 //
 // A larger default (a quarter of the available memory) was tried and not
 // kept. Under 1 GiB, gm_queen5_5_3 along our path faults its 988 MB

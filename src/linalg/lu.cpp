@@ -368,7 +368,7 @@ template <class T>
 void trtri_by_halves(char uplo, char diag, lapack_int n, T* a, lapack_int lda) {
   const auto solve = [&](auto& self, lapack_int m, T* t) -> void {
     if (m <= kTrtriLeaf) {
-      lapack::trtri<T>(uplo, diag, m, t, lda);  // no zero pivot (above)
+      lapack::trtri<T>(uplo, diag, m, t, lda);  // no zero pivot: getrf succeeded
       return;
     }
     const lapack_int m1 = m / 2, m2 = m - m1;
@@ -448,9 +448,12 @@ void inverse_into(const char* op, const Tensor& a, T* out, std::vector<char>* si
           OneLapackThread one(true);
           std::copy_n(lu, n * n, ob);
 #pragma omp parallel for num_threads(tri_threads) schedule(static, 1)
-          for (int t = 0; t < 2; ++t)
-            t == 0 ? trtri_by_halves<T>('U', 'N', ln, lu, ld)
-                   : trtri_by_halves<T>('L', 'U', ln, ob, ld);
+          for (int t = 0; t < 2; ++t) {
+            if (t == 0)
+              trtri_by_halves<T>('U', 'N', ln, lu, ld);
+            else
+              trtri_by_halves<T>('L', 'U', ln, ob, ld);
+          }
           for (std::int64_t j = 0; j < n; ++j) {  // inv(L): unit lower triangular
             std::fill_n(ob + j * n, j, T(0));
             ob[j + j * n] = T(1);
