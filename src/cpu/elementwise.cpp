@@ -19,6 +19,13 @@ namespace {
 // kernels, 11.0 ms with this limit).
 constexpr std::int64_t kArrayRun = 32;
 
+// Note [Short runs] (loops.hpp): innermost runs of at most kShortRun
+// elements, in a loop of at least kShortRunsMin, go through blocks of up to
+// kShortBlock elements.
+constexpr std::int64_t kShortRun = 8;
+constexpr std::int64_t kShortRunsMin = std::int64_t{1} << 12;
+constexpr std::int64_t kShortBlock = 256;
+
 // Whether a run of n outputs with operand strides sa, sb goes to an array2
 // kernel: long enough, and each operand contiguous or broadcast (not both).
 bool array2_run(std::int64_t n, std::int64_t sa, std::int64_t sb) {
@@ -84,6 +91,37 @@ bool copy_first(const Tensor& out, const Tensor& x, const Tensor& y) {
          out.storage() != y.storage() && scattered(out, x) && !scattered(out, y);
 }
 
+// A binary op whose innermost runs are short, by blocks of its innermost
+// axes (Note [Short runs] in loops.hpp); false when the loop does not qualify.
+template <class Out, class A, class B, class F>
+bool map2_by_blocks(const Loop<3>& loop, Out* o, const A* x, const B* y, F f) {
+  if (loop.rank < 2 || loop.extent[0] > kShortRun || loop.numel < kShortRunsMin) return false;
+  Loop<3> outer = loop;
+  const InnerBlock<3> blk = split_inner_block(outer, kShortBlock);
+  if (blk.size < kArrayRun) return false;
+  const std::int64_t* to = blk.offsets[0].data();
+  const std::int64_t* ta = blk.offsets[1].data();
+  const std::int64_t* tb = blk.offsets[2].data();
+  const std::int64_t m = blk.size;
+  const bool dense_out = blk.dense[0];
+  auto body = [&](const std::array<std::int64_t, 3>& off, std::int64_t n,
+                  const std::array<std::int64_t, 3>& st) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      Out* po = o + off[0] + i * st[0];
+      const A* pa = x + off[1] + i * st[1];
+      const B* pb = y + off[2] + i * st[2];
+      if (dense_out) {
+        for (std::int64_t p = 0; p < m; ++p) po[p] = f(pa[ta[p]], pb[tb[p]]);
+      } else {
+        for (std::int64_t p = 0; p < m; ++p) po[to[p]] = f(pa[ta[p]], pb[tb[p]]);
+      }
+    }
+  };
+  parallel_for(outer.numel, std::max<std::int64_t>(1, kParallelGrain / m),
+               [&](std::int64_t b, std::int64_t e) { outer.run(b, e, body); });
+  return true;
+}
+
 template <class Out, class A, class B, class F>
 void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   if constexpr (std::is_same_v<Out, B>) {
@@ -102,6 +140,7 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   Out* o = static_cast<Out*>(out.data_ptr());
   const A* x = static_cast<const A*>(a.data_ptr());
   const B* y = static_cast<const B*>(b.data_ptr());
+  if (map2_by_blocks(loop, o, x, y, f)) return;
   auto body = [&](const std::array<std::int64_t, 3>& off, std::int64_t n,
                   const std::array<std::int64_t, 3>& st) {
     Out* po = o + off[0];

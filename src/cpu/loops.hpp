@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <vector>
 
 #include "tenferro/ops/backend.hpp"
 #include "tenferro/tensor/error.hpp"
@@ -128,5 +129,58 @@ struct Loop {
     }
   }
 };
+
+/// Note [Short runs]: with extents of 2 or 3 (graphical models, lattice
+/// models) the axes of a permuted or broadcast operand rarely merge, and
+/// `Loop::run` calls its body once per 2 or 3 elements, the carry into the
+/// outer axes costing more than the work. A kernel may then split the
+/// innermost axes off into a block of up to `max_block` elements whose
+/// offsets it tabulates once per operand (`InnerBlock`), and run the outer
+/// axes with `Loop::run`, one block per outer position. The binary
+/// elementwise kernels do so for runs of at most 8 elements (blocks of up to
+/// 256): in gm_queen5_5_3 along opt_size, a product of 43 M elements by a
+/// factor of 9 values broadcast along 14 of its 16 axes (runs of 3) took
+/// 153-167 ms and takes 61-66 (one pinned core; blocks of up to 1024 or
+/// 4096 elements: 70-73 ms). bench_peer's einsum suite, one core, old and
+/// new alternating: that case 858-884 -> 739-790 ms a call,
+/// lm_batch_likelihood_sentence_4_4d along opt_flops 16.0-17.7 -> 12.3-12.4
+/// ms, geometric mean over the 57 cases 1.04 times faster.
+template <int N>
+struct InnerBlock {
+  std::int64_t size = 1;
+  /// offsets[k][p]: operand k's element offset of block element p.
+  std::array<std::vector<std::int64_t>, N> offsets;
+  /// Whether operand k's block is contiguous (offsets[k][p] == p).
+  std::array<bool, N> dense{};
+};
+
+/// Moves `loop`'s innermost axes, as many as keep their extents' product at
+/// most `max_block`, into the returned block; `loop` keeps the others.
+template <int N>
+InnerBlock<N> split_inner_block(Loop<N>& loop, std::int64_t max_block) {
+  InnerBlock<N> blk;
+  int k = 0;
+  while (k < loop.rank && blk.size * loop.extent[k] <= max_block) blk.size *= loop.extent[k++];
+  for (int op = 0; op < N; ++op) {
+    std::vector<std::int64_t>& t = blk.offsets[static_cast<std::size_t>(op)];
+    t.assign(1, 0);
+    for (int d = 0; d < k; ++d) {  // axis d varies slower than the axes before it
+      const std::size_t m = t.size();
+      for (std::int64_t i = 1; i < loop.extent[d]; ++i)
+        for (std::size_t j = 0; j < m; ++j) t.push_back(t[j] + i * loop.stride[op][d]);
+    }
+    bool dense = true;
+    for (std::size_t p = 0; p < t.size() && dense; ++p)
+      dense = t[p] == static_cast<std::int64_t>(p);
+    blk.dense[static_cast<std::size_t>(op)] = dense;
+  }
+  for (int d = k; d < loop.rank; ++d) {
+    loop.extent[d - k] = loop.extent[d];
+    for (int op = 0; op < N; ++op) loop.stride[op][d - k] = loop.stride[op][d];
+  }
+  loop.rank -= k;
+  loop.numel /= blk.size;
+  return blk;
+}
 
 }  // namespace tenferro::cpu

@@ -354,6 +354,64 @@ TEST(Kernels, PermutedOperandMatchesReference) {
   }
 }
 
+// Note [Short runs]: when no axes merge into runs longer than a few
+// elements (extents of 3, a broadcast and a permuted operand), a binary op
+// goes through tabulated blocks of the innermost axes. Both operand orders
+// of the non-commutative ops, one and two threads, into a contiguous output
+// and into a strided one (its block not contiguous; the elements between
+// stay untouched), against the reference evaluator.
+TEST(Kernels, ShortRunsMatchReference) {
+  ThreadGuard guard;
+  CpuBackend cpu;
+  const Shape shape(9, 3);  // 19683 elements
+  const Shape padded = [&] {
+    Shape p = shape;
+    p[0] = 4;
+    return p;
+  }();
+  for (DType d : {DType::f64, DType::f32, DType::c128, DType::i32}) {
+    // x: 243 values broadcast along four axes, the others in scrambled order.
+    const Tensor x = random_tensor({3, 3, 3, 3, 3}, d, 5)
+                         .permute({2, 0, 4, 1, 3})
+                         .expand_dims(0)
+                         .expand_dims(2)
+                         .expand_dims(5)
+                         .expand_dims(8)
+                         .broadcast_to(shape);
+    // y: neighbouring axes swapped, so the output's runs are 3 long.
+    const Tensor y = random_tensor(shape, d, 6).permute({1, 0, 3, 2, 5, 4, 7, 6, 8});
+    std::vector<std::pair<OpKind, Attrs>> kinds{{OpKind::subtract, NoAttrs{}},
+                                                {OpKind::multiply, NoAttrs{}}};
+    if (d != DType::i32) kinds.push_back({OpKind::divide, NoAttrs{}});
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      for (const auto& [kind, attrs] : kinds) {
+        for (bool x_first : {true, false}) {
+          const Tensor in[] = {x_first ? x : y, x_first ? y : x};
+          const Tensor expected = reference_eval(kind, attrs, in);
+          const Tolerance tol = reference_tolerance(kind, attrs, in, expected.dtype());
+          const std::string what = detail::str(
+              d, " ", op_name(kind), x_first ? " x first" : " y first", ", ", threads, " threads");
+          Tensor out = Tensor::zeros(shape, expected.dtype());
+          cpu.execute(kind, attrs, in, out);
+          EXPECT_TRUE(tensors_close(out, expected, tol.rtol, tol.atol))
+              << what << ", contiguous output";
+          Tensor base = Tensor::zeros(padded, expected.dtype());
+          std::vector<SliceSpec> first_three(9), last(9);
+          first_three[0] = {0, 3};
+          last[0] = {3, 4};
+          Tensor strided = base.slice(first_three);
+          cpu.execute(kind, attrs, in, strided);
+          EXPECT_TRUE(tensors_close(strided, expected, tol.rtol, tol.atol))
+              << what << ", strided output";
+          const Tensor gap = base.slice(last).contiguous();
+          EXPECT_TRUE(tensors_close(gap, Tensor::zeros(gap.shape(), gap.dtype()), 0, 0)) << what;
+        }
+      }
+    }
+  }
+}
+
 TEST(Kernels, DotGeneralLayoutsOnTwoThreads) {
   ThreadGuard guard;
   set_num_threads(2);
