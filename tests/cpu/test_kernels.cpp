@@ -363,23 +363,24 @@ TEST(Kernels, PermutedOperandMatchesReference) {
 TEST(Kernels, ShortRunsMatchReference) {
   ThreadGuard guard;
   CpuBackend cpu;
-  const Shape shape(9, 3);  // 19683 elements
+  const Shape shape(10, 3);  // 59049 elements: 243 blocks, enough for two threads
   const Shape padded = [&] {
     Shape p = shape;
     p[0] = 4;
     return p;
   }();
   for (DType d : {DType::f64, DType::f32, DType::c128, DType::i32}) {
-    // x: 243 values broadcast along four axes, the others in scrambled order.
+    // x: 243 values broadcast along five axes, the others in scrambled order.
     const Tensor x = random_tensor({3, 3, 3, 3, 3}, d, 5)
                          .permute({2, 0, 4, 1, 3})
                          .expand_dims(0)
                          .expand_dims(2)
                          .expand_dims(5)
                          .expand_dims(8)
+                         .expand_dims(9)
                          .broadcast_to(shape);
     // y: neighbouring axes swapped, so the output's runs are 3 long.
-    const Tensor y = random_tensor(shape, d, 6).permute({1, 0, 3, 2, 5, 4, 7, 6, 8});
+    const Tensor y = random_tensor(shape, d, 6).permute({1, 0, 3, 2, 5, 4, 7, 6, 9, 8});
     std::vector<std::pair<OpKind, Attrs>> kinds{{OpKind::subtract, NoAttrs{}},
                                                 {OpKind::multiply, NoAttrs{}}};
     if (d != DType::i32) kinds.push_back({OpKind::divide, NoAttrs{}});
@@ -397,7 +398,7 @@ TEST(Kernels, ShortRunsMatchReference) {
           EXPECT_TRUE(tensors_close(out, expected, tol.rtol, tol.atol))
               << what << ", contiguous output";
           Tensor base = Tensor::zeros(padded, expected.dtype());
-          std::vector<SliceSpec> first_three(9), last(9);
+          std::vector<SliceSpec> first_three(10), last(10);
           first_three[0] = {0, 3};
           last[0] = {3, 4};
           Tensor strided = base.slice(first_three);
