@@ -319,10 +319,39 @@ TEST(Kernels, TransposeOnOneAndTwoThreadsMatchesNaiveLoop) {
   }
 }
 
+namespace {
+// The binary-kernel cases of the two tests below: subtract, multiply and
+// (except for i32) divide of x and y in both operand orders, with
+// `with_compare` also x < y (except for c128), on one and two threads.
+// check(in, kind, attrs, expected, what) runs one case against the
+// reference evaluator's `expected`.
+template <class Check>
+void for_each_binary_case(DType d, const Tensor& x, const Tensor& y, bool with_compare,
+                          Check check) {
+  std::vector<std::pair<OpKind, Attrs>> kinds{{OpKind::subtract, NoAttrs{}},
+                                              {OpKind::multiply, NoAttrs{}}};
+  if (d != DType::i32) kinds.push_back({OpKind::divide, NoAttrs{}});
+  if (with_compare && d != DType::c128)
+    kinds.push_back({OpKind::compare, CompareAttrs{ComparisonDirection::LT}});
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    for (const auto& [kind, attrs] : kinds) {
+      for (bool x_first : {true, false}) {
+        const Tensor in[] = {x_first ? x : y, x_first ? y : x};
+        const Tensor expected = reference_eval(kind, attrs, in);
+        check(in, kind, attrs, expected,
+              detail::str(d, " ", op_name(kind), x_first ? " x first" : " y first", ", ", threads,
+                          " threads"));
+      }
+    }
+  }
+}
+}  // namespace
+
 // Note [Permuted operand]: a binary op whose operand's unit axis lies far
 // out in the output's order copies that operand into the output first and
-// then runs in place. Either operand permuted, both operand orders of the
-// non-commutative ops, one and two threads, against the reference
+// then runs in place. Either operand permuted (x), both operand orders of
+// the non-commutative ops, one and two threads, against the reference
 // evaluator; a comparison (bool output) takes the plain loop.
 TEST(Kernels, PermutedOperandMatchesReference) {
   ThreadGuard guard;
@@ -333,24 +362,15 @@ TEST(Kernels, PermutedOperandMatchesReference) {
   for (DType d : {DType::f64, DType::f32, DType::c128, DType::i32}) {
     const Tensor x = random_tensor(shape, d, 3).permute(reverse);  // unit axis: the output's last
     const Tensor y = random_tensor(shape, d, 4);
-    std::vector<std::pair<OpKind, Attrs>> kinds{{OpKind::subtract, NoAttrs{}}, {OpKind::multiply, NoAttrs{}}};
-    if (d != DType::i32) kinds.push_back({OpKind::divide, NoAttrs{}});
-    if (d != DType::c128) kinds.push_back({OpKind::compare, CompareAttrs{ComparisonDirection::LT}});
-    for (int threads : {1, 2}) {
-      set_num_threads(threads);
-      for (const auto& [kind, attrs] : kinds) {
-        for (bool x_first : {true, false}) {
-          const Tensor in[] = {x_first ? x : y, x_first ? y : x};
-          const Tensor expected = reference_eval(kind, attrs, in);
-          Tensor out = Tensor::zeros(shape, expected.dtype());
-          cpu.execute(kind, attrs, in, out);
-          const Tolerance tol = reference_tolerance(kind, attrs, in, expected.dtype());
-          EXPECT_TRUE(tensors_close(out, expected, tol.rtol, tol.atol))
-              << d << " " << op_name(kind) << (x_first ? " permuted first" : " permuted second") << ", " << threads
-              << " threads";
-        }
-      }
-    }
+    for_each_binary_case(d, x, y, /*with_compare=*/true,
+                         [&](std::span<const Tensor> in, OpKind kind, const Attrs& attrs,
+                             const Tensor& expected, const std::string& what) {
+                           Tensor out = Tensor::zeros(shape, expected.dtype());
+                           cpu.execute(kind, attrs, in, out);
+                           const Tolerance tol =
+                               reference_tolerance(kind, attrs, in, expected.dtype());
+                           EXPECT_TRUE(tensors_close(out, expected, tol.rtol, tol.atol)) << what;
+                         });
   }
 }
 
@@ -369,6 +389,9 @@ TEST(Kernels, ShortRunsMatchReference) {
     p[0] = 4;
     return p;
   }();
+  std::vector<SliceSpec> first_three(10), last(10);
+  first_three[0] = {0, 3};
+  last[0] = {3, 4};
   for (DType d : {DType::f64, DType::f32, DType::c128, DType::i32}) {
     // x: 243 values broadcast along five axes, the others in scrambled order.
     const Tensor x = random_tensor({3, 3, 3, 3, 3}, d, 5)
@@ -381,35 +404,23 @@ TEST(Kernels, ShortRunsMatchReference) {
                          .broadcast_to(shape);
     // y: neighbouring axes swapped, so the output's runs are 3 long.
     const Tensor y = random_tensor(shape, d, 6).permute({1, 0, 3, 2, 5, 4, 7, 6, 9, 8});
-    std::vector<std::pair<OpKind, Attrs>> kinds{{OpKind::subtract, NoAttrs{}},
-                                                {OpKind::multiply, NoAttrs{}}};
-    if (d != DType::i32) kinds.push_back({OpKind::divide, NoAttrs{}});
-    for (int threads : {1, 2}) {
-      set_num_threads(threads);
-      for (const auto& [kind, attrs] : kinds) {
-        for (bool x_first : {true, false}) {
-          const Tensor in[] = {x_first ? x : y, x_first ? y : x};
-          const Tensor expected = reference_eval(kind, attrs, in);
+    for_each_binary_case(
+        d, x, y, /*with_compare=*/false,
+        [&](std::span<const Tensor> in, OpKind kind, const Attrs& attrs, const Tensor& expected,
+            const std::string& what) {
           const Tolerance tol = reference_tolerance(kind, attrs, in, expected.dtype());
-          const std::string what = detail::str(
-              d, " ", op_name(kind), x_first ? " x first" : " y first", ", ", threads, " threads");
           Tensor out = Tensor::zeros(shape, expected.dtype());
           cpu.execute(kind, attrs, in, out);
           EXPECT_TRUE(tensors_close(out, expected, tol.rtol, tol.atol))
               << what << ", contiguous output";
           Tensor base = Tensor::zeros(padded, expected.dtype());
-          std::vector<SliceSpec> first_three(10), last(10);
-          first_three[0] = {0, 3};
-          last[0] = {3, 4};
           Tensor strided = base.slice(first_three);
           cpu.execute(kind, attrs, in, strided);
           EXPECT_TRUE(tensors_close(strided, expected, tol.rtol, tol.atol))
               << what << ", strided output";
           const Tensor gap = base.slice(last).contiguous();
           EXPECT_TRUE(tensors_close(gap, Tensor::zeros(gap.shape(), gap.dtype()), 0, 0)) << what;
-        }
-      }
-    }
+        });
   }
 }
 
